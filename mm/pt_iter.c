@@ -211,6 +211,19 @@ static unsigned int pt_iter_pte_batch(struct folio *folio, struct page *page,
 }
 
 /*
+ * Report [it->_next, end) of the locked PTE table, which holds nothing, as a
+ * hole with the table's lock held.
+ */
+static bool pt_iter_table_hole(struct pt_iter *it, unsigned long end)
+{
+	pt_iter_set(it, PT_ITER_NONE, PT_ITER_PTE, it->_next, end);
+	it->ptep = it->_pte_table + pte_index(it->addr);
+	it->pte = __pte(0);
+	it->ptl = it->_pte_ptl;
+	return true;
+}
+
+/*
  * Return the entry at it->_next from the mapped and locked PTE table, or the
  * pending hole that ends there.  Returns false, with it->_next at the end of
  * the table, when the rest of the table held nothing to report.
@@ -232,6 +245,11 @@ static bool pt_iter_scan_table(struct pt_iter *it)
 		addr += PAGE_SIZE;
 		ptep++;
 		if (addr >= end) {
+			/* The walk ends in this table, and so does the hole. */
+			if ((it->_flags & PT_ITER_HOLES) &&
+			    it->_hole_start == PT_ITER_NO_HOLE &&
+			    end == it->_range_end)
+				return pt_iter_table_hole(it, end);
 			pt_iter_hole(it, end, PT_ITER_PTE);
 			return false;
 		}
@@ -243,15 +261,9 @@ static bool pt_iter_scan_table(struct pt_iter *it)
 			pt_iter_drop_table(it);
 			return pt_iter_report_hole(it, addr);
 		}
-		if (addr != it->_next) {
+		if (addr != it->_next)
 			/* A hole inside this table: keep the table locked. */
-			pt_iter_set(it, PT_ITER_NONE, PT_ITER_PTE, it->_next,
-				    addr);
-			it->ptep = ptep - ((addr - it->_next) >> PAGE_SHIFT);
-			it->pte = __pte(0);
-			it->ptl = it->_pte_ptl;
-			return true;
-		}
+			return pt_iter_table_hole(it, addr);
 	}
 
 	if (pte_present(pte)) {
@@ -353,7 +365,7 @@ static bool pt_iter_hugetlb(struct pt_iter *it)
 	it->attrs |= PT_ATTR_HUGETLB;
 	if (size != PAGE_SIZE && size != PMD_SIZE && size != PUD_SIZE)
 		it->attrs |= PT_ATTR_CONT;
-	if (hugetlb_pmd_shared(ptep))
+	if (size == PMD_SIZE && hugetlb_pmd_shared(ptep))
 		it->attrs |= PT_ATTR_SHARED_TABLE;
 	it->pte = pte;
 	it->ptep = ptep;
@@ -682,8 +694,11 @@ bool __pt_iter_next(struct pt_iter *it)
 			return true;
 	}
 
-	if (it->_hole_start != PT_ITER_NO_HOLE)
+	if (it->_hole_start != PT_ITER_NO_HOLE) {
+		/* The hole began before this table: report it unlocked. */
+		pt_iter_drop_table(it);
 		return pt_iter_report_hole(it, it->_range_end);
+	}
 
 	pt_iter_end(it);
 	return false;
