@@ -1,0 +1,46 @@
+# pt_iter developer workspace.  Every target is a thin wrapper over a script
+# in harness/; see README.md.
+#
+#   make setup          install packages, unpack the base, build/linux = base + series
+#   make test           KUnit on x86_64 and arm64 under QEMU (ARCHS="x86_64" to restrict)
+#   make check          checkpatch, kernel-doc, W=1 + sparse build of the pt_iter objects
+#   make check-bisect   build every prefix of the series (slow)
+#   make series         export a git-am-able series with a cover letter to build/series/
+#   make run, make bench
+#   make clean          remove build/out (kernel builds)
+#   make distclean      remove build/ entirely
+
+SHELL := /bin/bash
+
+.PHONY: help setup test check check-bisect series run bench clean distclean
+
+help:
+	@sed -n 's/^#   make/make/p' Makefile
+
+setup:
+	@bash harness/setup.sh
+
+test:
+	@bash harness/test.sh
+
+check:
+	@bash harness/check.sh
+
+check-bisect:
+	@bash harness/bisect.sh
+
+series:
+	@bash harness/series.sh
+
+run bench:
+	@if [ -f harness/$@.sh ]; then \
+		exec bash harness/$@.sh; \
+	else \
+		echo "make $@: harness/$@.sh does not exist (yet)" >&2; exit 1; \
+	fi
+
+clean:
+	rm -rf build/out
+
+distclean:
+	rm -rf build

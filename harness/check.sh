@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# make check: static checks of the series.
+#  1. scripts/checkpatch.pl --strict on every patch of the series;
+#  2. scripts/checkpatch.pl --strict -f on every new .c/.h file;
+#  3. scripts/kernel-doc -Wall on include/linux/pt_iter.h and mm/pt_iter*.c;
+#  4. a W=1 C=1 (gcc extra warnings + sparse) build of the pt_iter objects,
+#     in the x86_64 KUnit build directory.
+# Any warning or error fails the check.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+ARCH=x86_64
+OBJS=(mm/pt_iter.o mm/pt_iter_debugfs.o mm/tests/pt_iter_kunit.o)
+BAD=()
+
+# step NAME OUTPUT-FILE STATUS: report one step; its output only if it failed.
+step() {
+	if [[ $3 -eq 0 ]]; then
+		log "ok:   $1"
+	else
+		log "FAIL: $1"
+		sed 's/^/    /' "$2"
+		BAD+=("$1")
+	fi
+}
+
+checkpatch_series() {
+	local p out rc
+	out=$(mktemp)
+	for p in "${PATCHES[@]}"; do
+		rc=0
+		# The series carries no Signed-off-by; the author adds it when posting.
+		scripts/checkpatch.pl --strict --no-signoff --show-types "$REPO/$p" >"$out" 2>&1 || rc=$?
+		step "checkpatch $p" "$out" "$rc"
+	done
+	rm -f "$out"
+}
+
+checkpatch_new_files() {
+	local f out rc
+	out=$(mktemp)
+	for f in "${NEW_FILES[@]}"; do
+		[[ $f == *.[ch] ]] || continue
+		rc=0
+		scripts/checkpatch.pl --strict --show-types -f "$f" >"$out" 2>&1 || rc=$?
+		step "checkpatch -f $f" "$out" "$rc"
+	done
+	rm -f "$out"
+}
+
+kernel_doc() {
+	local files=() f out rc=0
+	for f in include/linux/pt_iter.h mm/pt_iter*.c; do
+		[[ -e $f ]] && files+=("$f")
+	done
+	((${#files[@]})) || return 0
+	out=$(mktemp)
+	scripts/kernel-doc -Wall -none "${files[@]}" >"$out" 2>&1 || rc=$?
+	if grep -qiE 'warning|error' "$out"; then rc=1; fi
+	step "kernel-doc -Wall ${files[*]}" "$out" "$rc"
+	rm -f "$out"
+}
+
+# Compile the objects with W=1 C=1 in the KUnit build directory.  The
+# objects kbuild had there are put back afterwards, so the next "make test"
+# does not rebuild them.
+sparse_build() {
+	local out=$OUT/kunit-$ARCH objs=() o save rc=0 result
+	for o in "${OBJS[@]}"; do
+		[[ -e ${o%.o}.c ]] && objs+=("$o")
+	done
+	((${#objs[@]})) || return 0
+
+	make_arch_vars "$ARCH"
+	kunit_config_args "$ARCH"
+	if [[ ! -f $out/.config ]]; then
+		log "no KUnit build in ${out#"$REPO"/} yet: configuring it"
+		python3 tools/testing/kunit/kunit.py config --build_dir="$out" \
+			"${KUNIT_CONFIG_ARGS[@]}" >/dev/null
+	fi
+
+	save=$(mktemp -d)
+	for o in "${objs[@]}"; do
+		mkdir -p "$save/$(dirname "$o")"
+		cp -p "$out/$o" "$out/$(dirname "$o")/.$(basename "$o").cmd" \
+			"$save/$(dirname "$o")/" 2>/dev/null || true
+		rm -f "$out/$o"
+	done
+	result=$(mktemp)
+	make -s O="$out" "${MAKE_ARCH[@]}" W=1 C=1 -j"$(nproc)" "${objs[@]}" >"$result" 2>&1 || rc=$?
+	for o in "${objs[@]}"; do
+		[[ -e $out/$o ]] || rc=1     # not built: not enabled in the .config?
+	done
+	if grep -qE 'warning:|error:' "$result"; then rc=1; fi
+	# Put back what the KUnit build had (files and mtimes).
+	(cd "$save" && find . -type f -print0 | xargs -0r cp -p --parents -t "$out")
+	rm -rf "$save"
+	step "W=1 C=1 build of ${objs[*]} (${out#"$REPO"/})" "$result" "$rc"
+	rm -f "$result"
+}
+
+main() {
+	take_lock kunit
+	bash "$REPO/harness/setup.sh" >/dev/null
+	mapfile -t PATCHES < <(series_patches)
+	mapfile -t NEW_FILES < <(series_new_files | awk '{ print $2 }')
+	use_ccache
+	cd "$TREE"
+
+	checkpatch_series
+	checkpatch_new_files
+	kernel_doc
+	sparse_build
+
+	if ((${#BAD[@]})); then
+		log "${#BAD[@]} check(s) failed:"
+		printf '    %s\n' "${BAD[@]}"
+		exit 1
+	fi
+	log "all checks passed"
+}
+
+main "$@"

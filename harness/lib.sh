@@ -1,0 +1,126 @@
+# shellcheck shell=bash
+# Definitions shared by the harness scripts.  Source it; don't run it.
+# shellcheck disable=SC2034 # the variables are used by the scripts
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+BUILD=$REPO/build
+BASE=$BUILD/base          # pristine linux-source-6.12, never modified
+TREE=$BUILD/linux         # base + series + symlinks to the new files
+OUT=$BUILD/out            # kbuild output directories (O=)
+LOGS=$BUILD/logs
+STAMPS=$BUILD/stamps
+SERIES=$REPO/series
+QUILTRC_FILE=$REPO/harness/quiltrc
+
+LINUX_SOURCE_PKG=linux-source-6.12
+LINUX_SOURCE_TARBALL=/usr/src/linux-source-6.12.tar.xz
+
+# The configuration every KUnit build uses, relative to the kernel tree.
+KUNITCONFIG=mm/tests/.kunitconfig
+DEFAULT_ARCHS="x86_64 arm64"
+
+PROG=${0##*/}
+log()  { printf '%s: %s\n' "$PROG" "$*"; }
+warn() { printf '%s: warning: %s\n' "$PROG" "$*" >&2; }
+die()  { printf '%s: error: %s\n' "$PROG" "$*" >&2; exit 1; }
+
+# Print the patches of the series, in order (paths relative to $REPO).
+series_patches() {
+	awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$SERIES"
+}
+
+# Print "PATCH FILE" for every new file a "#+ FILE..." line names, in
+# series order.  With an argument, only the files of that patch.
+# shellcheck disable=SC2120 # the argument is optional
+series_new_files() {
+	awk -v want="${1-}" '
+		/^#\+/ {
+			sub(/^#\+[[:space:]]*/, "")
+			if (cur == "" || (want != "" && want != cur))
+				next
+			for (i = 1; i <= NF; i++)
+				print cur, $i
+			next
+		}
+		/^[[:space:]]*(#|$)/ { next }
+		{ cur = $1 }' "$SERIES"
+}
+
+# The kernel version of a tree, from its Makefile: e.g. 6.12.118.
+tree_kernelversion() {
+	awk '$2 == "=" && $1 ~ /^(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION)$/ {
+		v[$1] = $3
+	} END {
+		printf "%s.%s.%s%s\n", v["VERSION"], v["PATCHLEVEL"], v["SUBLEVEL"], v["EXTRAVERSION"]
+	}' "$1/Makefile"
+}
+
+tree_sublevel() {
+	awk '$1 == "SUBLEVEL" && $2 == "=" { print $3; exit }' "$1/Makefile"
+}
+
+# Route the compilers through ccache.  CCACHE_BASEDIR makes the absolute
+# paths under build/ relative, so clones at other paths share the cache.
+use_ccache() {
+	if [[ -d /usr/lib/ccache ]]; then
+		export PATH=/usr/lib/ccache:$PATH
+	fi
+	export CCACHE_BASEDIR=$BUILD
+	export CCACHE_NOHASHDIR=true
+	export CCACHE_MAXSIZE=8G
+}
+
+# make variables that select an architecture (for direct kbuild calls).
+# Sets the array MAKE_ARCH.
+make_arch_vars() {
+	case $1 in
+	x86_64)	MAKE_ARCH=(ARCH=x86_64) ;;
+	arm64)	MAKE_ARCH=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-) ;;
+	*)	die "unknown architecture '$1' (known: $DEFAULT_ARCHS)" ;;
+	esac
+}
+
+# kunit.py options that select the architecture and the configuration
+# (valid for "kunit.py config", "build" and "run").  Sets KUNIT_CONFIG_ARGS.
+# The debugfs view is enabled too, so that every object of the series is
+# built (and booted) by "make test" and checked by "make check".
+kunit_config_args() {
+	KUNIT_CONFIG_ARGS=(--arch="$1" --kunitconfig="$KUNITCONFIG"
+			   --kconfig_add=CONFIG_DEBUG_FS=y
+			   --kconfig_add=CONFIG_PT_ITER_DEBUGFS=y)
+	case $1 in
+	x86_64)
+		KUNIT_CONFIG_ARGS+=(--kconfig_add=CONFIG_MEM_SOFT_DIRTY=y
+				    --kconfig_add=CONFIG_CHECKPOINT_RESTORE=y
+				    --qemu_args="-cpu max -m 3G")
+		;;
+	arm64)
+		KUNIT_CONFIG_ARGS+=(--cross_compile=aarch64-linux-gnu-
+				    --qemu_args="-m 3G")
+		;;
+	*)	die "unknown architecture '$1' (known: $DEFAULT_ARCHS)" ;;
+	esac
+}
+
+# Kernel command line for the test kernel: reserve huge pages of every
+# size the architecture maps (PUD, PMD and, on arm64, cont-PTE/cont-PMD).
+kunit_kernel_args() {
+	case $1 in
+	x86_64)	echo "hugepagesz=1G hugepages=1 hugepagesz=2M hugepages=8" ;;
+	arm64)	echo "hugepagesz=1G hugepages=1 hugepagesz=2M hugepages=8 hugepagesz=64K hugepages=8 hugepagesz=32M hugepages=2" ;;
+	*)	die "unknown architecture '$1' (known: $DEFAULT_ARCHS)" ;;
+	esac
+}
+
+# Serialise the scripts that write to the same place: lock NAME.
+take_lock() {
+	mkdir -p "$BUILD"
+	exec {lock_fd}>"$BUILD/.$1.lock"
+	if ! flock -n "$lock_fd"; then
+		log "waiting for another '$1' to finish ..."
+		flock "$lock_fd"
+	fi
+}
+
+# Seconds since the script started, for timing messages.
+elapsed() { printf '%ds' "$SECONDS"; }

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# make test: for each architecture in $ARCHS (default: x86_64 arm64), build
+# the KUnit kernel from build/linux with mm/tests/.kunitconfig, boot it under
+# QEMU, and count the test cases.  An architecture whose kernel does not
+# build or boot, that runs no test, or whose log shows a kernel splat
+# (warning, BUG, lockdep, RCU, KASAN/UBSAN report ...) counts as one more
+# failure.  The last line of output is "N passed, N failed[, N skipped]";
+# the exit status is non-zero if anything failed.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# Kernel log lines that mean something went wrong even if every test passed.
+SPLAT_RE='WARNING:|BUG:|kernel BUG|Kernel panic|Oops|Internal error:'
+SPLAT_RE+='|Unable to handle kernel|general protection fault|Call [Tt]race:'
+SPLAT_RE+='|possible circular locking|possible recursive locking'
+SPLAT_RE+='|inconsistent lock state|suspicious RCU usage|lockdep is turned off'
+SPLAT_RE+='|DEBUG_LOCKS_WARN_ON|turning off the locking correctness validator'
+SPLAT_RE+='|held when returning to user space|bad unlock balance'
+SPLAT_RE+='|trying to register non-static key|INFO: task .* blocked for more than'
+SPLAT_RE+='|soft lockup|hard LOCKUP|self-detected stall|detected stalls? on CPU'
+SPLAT_RE+='|KASAN|UBSAN|KFENCE|list_(add|del) corruption|refcount_t:'
+SPLAT_RE+='|page dumped because'
+
+PASSED=0 FAILED=0 SKIPPED=0
+
+# The one line that ends every run.
+finish() {
+	local line="$PASSED passed, $FAILED failed"
+	((SKIPPED == 0)) || line+=", $SKIPPED skipped"
+	echo "$line"
+	((FAILED == 0))
+}
+
+# Count the leaf test cases of a kunit.py JSON file: prints
+# "PASSED FAILED SKIPPED", then one line per failed case.
+count_json() {
+	python3 - "$1" <<'EOF'
+import json
+import sys
+
+def leaves(group, path):
+    for case in group.get("test_cases", []):
+        yield path + [case["name"]], case["status"]
+    for sub in group.get("sub_groups", []):
+        yield from leaves(sub, path + [sub["name"]])
+
+with open(sys.argv[1]) as f:
+    top = json.load(f)
+passed = failed = skipped = 0
+bad = []
+for path, status in leaves(top, []):
+    if status == "PASS":
+        passed += 1
+    elif status == "SKIP":
+        skipped += 1
+    else:
+        failed += 1
+        bad.append("%s (%s)" % (".".join(path), status))
+print(passed, failed, skipped)
+for name in bad:
+    print(name)
+EOF
+}
+
+# Build, boot and check one architecture; adds to the totals.
+test_arch() {
+	local arch=$1 out=$OUT/kunit-$1 log=$LOGS/kunit-$1.log
+	local json=$LOGS/kunit-$1.json rcfile=$LOGS/.kunit-$1.rc
+	local rc start=$SECONDS p=0 f=0 s=0 problems=() splats
+	kunit_config_args "$arch"
+
+	log "$arch: building and booting the KUnit kernel (log: ${log#"$REPO"/})"
+	rm -f "$log" "$json" "$rcfile"
+	# kunit.py's own progress lines go to the terminal, everything to the log.
+	{
+		rc=0
+		(cd "$TREE" && PYTHONUNBUFFERED=1 python3 tools/testing/kunit/kunit.py run \
+			--build_dir="$out" "${KUNIT_CONFIG_ARGS[@]}" \
+			--kernel_args="$(kunit_kernel_args "$arch")" \
+			--jobs="$(nproc)" --timeout=600 --raw_output=all) || rc=$?
+		echo "$rc" >"$rcfile"
+	} 2>&1 | tee "$log" | sed -un 's/^\[[0-9:]\{8\}\] /  &/p'
+	rc=$(<"$rcfile")
+	rm -f "$rcfile"
+
+	if ! grep -q 'Starting KUnit Kernel' "$log"; then
+		problems+=("the kernel was not built or not booted (kunit.py exit $rc)")
+		tail -n 40 "$log" | sed 's/^/  | /'
+	else
+		((rc == 0)) || problems+=("kunit.py exited with $rc")
+		# The parsed results, as kunit.py prints them, and their JSON.
+		(cd "$TREE" && python3 tools/testing/kunit/kunit.py parse \
+			--json="$json" "$log") | sed 's/^/  /' || true
+		if [[ -s $json ]]; then
+			local counts=()
+			mapfile -t counts < <(count_json "$json" || true)
+			if [[ ${counts[0]-} =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]]; then
+				read -r p f s <<<"${counts[0]}"
+			else
+				problems+=("${json#"$REPO"/} could not be read")
+			fi
+			if ((f)); then
+				log "$arch: failed test cases:"
+				printf '    %s\n' "${counts[@]:1}"
+			fi
+		else
+			problems+=("no results could be parsed")
+		fi
+		((p + f + s > 0)) || problems+=("no test ran")
+
+		splats=$(awk 'k { print } /Starting KUnit Kernel/ { k = 1 }' "$log" |
+			 grep -E "$SPLAT_RE" || true)
+		if [[ -n $splats ]]; then
+			problems+=("the kernel log has warnings or splats ($(wc -l <<<"$splats") lines)")
+			log "$arch: kernel log lines that indicate a problem:"
+			head -n 40 <<<"$splats" | sed 's/^/  ! /'
+		fi
+	fi
+
+	PASSED=$((PASSED + p)) FAILED=$((FAILED + f)) SKIPPED=$((SKIPPED + s))
+	local line="$arch: $p passed, $f failed"
+	((s == 0)) || line+=", $s skipped"
+	line+=" ($((SECONDS - start))s)"
+	if ((${#problems[@]})); then
+		FAILED=$((FAILED + 1))
+		local why
+		line+=" - FAILED:"
+		for why in "${problems[@]}"; do line+=" $why;"; done
+		line=${line%;}
+	fi
+	log "$line"
+}
+
+main() {
+	local arch archs
+	read -r -a archs <<<"${ARCHS:-$DEFAULT_ARCHS}"
+	((${#archs[@]})) || die "ARCHS is empty"
+	for arch in "${archs[@]}"; do
+		make_arch_vars "$arch"    # dies on an unknown architecture
+	done
+
+	take_lock kunit
+	if ! bash "$REPO/harness/setup.sh"; then
+		log "setup failed; no test was run"
+		FAILED=1
+		finish
+	fi
+	mkdir -p "$LOGS" "$OUT"
+	use_ccache
+
+	for arch in "${archs[@]}"; do
+		test_arch "$arch"
+	done
+	finish
+}
+
+main "$@"

@@ -1,0 +1,2244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for pt_iter, the page table iterator of <linux/pt_iter.h>.
+ *
+ * Every test builds real mappings in an mm attached to the test thread
+ * (kunit_vm_mmap()), faults them in from the kernel (clear_user() writes,
+ * copy_from_user() reads), sometimes installs swap-format entries itself
+ * under the page table lock, and then walks the range and compares the
+ * sequence of entries with the one expected.
+ *
+ * A walk is recorded into an array of struct pt_rec: the body of the loop
+ * only copies fields and evaluates conditions that need the page table lock
+ * (is the lock held, is it the right one, does the raw value match the
+ * table); every KUnit expectation is checked after the loop, so that a
+ * failure never reports from atomic context.  pt_walk_check() checks the
+ * invariants that hold for any walk; the tests then check the exact
+ * sequence.
+ *
+ * Kernel command line for the hugetlb tests (they skip without it):
+ *   x86_64: hugepagesz=1G hugepages=1 hugepagesz=2M hugepages=8
+ *   arm64:  the same, plus hugepagesz=64K hugepages=8 hugepagesz=32M
+ *	     hugepages=2
+ */
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/mm.h>
+#include <linux/huge_mm.h>
+#include <linux/hugetlb.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/lockdep.h>
+#include <linux/mman.h>
+#include <linux/pagemap.h>
+#include <linux/pgtable.h>
+#include <linux/pt_iter.h>
+#include <linux/random.h>
+#include <linux/sched/mm.h>
+#include <linux/swapops.h>
+#include <linux/uaccess.h>
+
+#define PT_TEST_MAX_REC		520
+
+/* Attributes compared by default: everything but the accessed bit. */
+#define PT_TEST_SD	(IS_ENABLED(CONFIG_MEM_SOFT_DIRTY) ? PT_ATTR_SOFT_DIRTY : 0)
+#define PT_TEST_MASK	(PT_ATTR_WRITE | PT_ATTR_DIRTY | PT_ATTR_UFFD_WP |	\
+			 PT_ATTR_CONT | PT_ATTR_HUGETLB |			\
+			 PT_ATTR_SHARED_TABLE | PT_ATTR_CLIPPED | PT_TEST_SD)
+/* hugetlb has no soft-dirty tracking. */
+#define PT_TEST_HMASK	(PT_TEST_MASK & ~PT_ATTR_SOFT_DIRTY)
+/* A page written by a fault: writable, dirty (and soft-dirty). */
+#define PT_WRITTEN	(PT_ATTR_WRITE | PT_ATTR_DIRTY | PT_TEST_SD)
+/* The same, accessed since. */
+#define PT_WRITTEN_Y	(PT_WRITTEN | PT_ATTR_YOUNG)
+
+#ifdef CONT_PTE_SHIFT
+#define PT_TEST_MTHP_ORDER	(CONT_PTE_SHIFT - PAGE_SHIFT)
+#else
+#define PT_TEST_MTHP_ORDER	(16 - PAGE_SHIFT)
+#endif
+
+#define P(n)			((unsigned long)(n) << PAGE_SHIFT)
+
+#ifdef CONFIG_ARM64_CONTPTE
+#define PT_TEST_CONTPTE		true
+#define PT_TEST_CONT_SIZE	CONT_PTE_SIZE
+#else
+#define PT_TEST_CONTPTE		false
+#define PT_TEST_CONT_SIZE	PAGE_SIZE
+#endif
+
+/* For pt_exp(): do not check the level. */
+#define PT_ANY_LEVEL		((enum pt_iter_level)-1)
+
+/* One entry of a walk, and what was checked while its lock was held. */
+struct pt_rec {
+	unsigned long addr;
+	unsigned long end;
+	unsigned long nr_pages;
+	unsigned long size;
+	enum pt_iter_type type;
+	enum pt_iter_level level;
+	unsigned int attrs;
+	struct folio *folio;
+	struct page *page;
+	unsigned long pfn;
+	swp_entry_t swp;
+	pte_t pte;
+	pmd_t pmd;
+	spinlock_t *ptl;	/* the entry's page table lock */
+	int depth;		/* lockdep depth in the loop body */
+	bool ptl_held;		/* ptl is locked, by us if lockdep knows */
+	bool ptl_right;		/* ptl is the lock of this entry's table */
+	bool raw_right;		/* pointer and raw value match the table */
+	bool batch_right;	/* every PTE of a batch alike and consecutive */
+	bool walk_lock_held;	/* the hugetlb VMA lock is held */
+	bool folio_right;	/* page_folio(page) == folio */
+	long page_idx;		/* folio_page_idx(folio, page) */
+	long folio_nr;		/* folio_nr_pages(folio) */
+};
+
+struct pt_walk {
+	struct vm_area_struct *vma;
+	unsigned long start;
+	unsigned long end;
+	unsigned int flags;
+	bool hugetlb;
+	bool loose;		/* racing with faults: ignore hw A/D bits */
+	unsigned long hsize;	/* hstate size for hugetlb */
+	int walk_extra;		/* locks held for the whole walk */
+	int depth_base;
+	int depth_after;
+	bool last_ptl_locked;	/* the last entry's ptl, after the loop */
+	bool walk_lock_after;	/* the hugetlb VMA lock, after the loop */
+	int nr;
+	struct pt_rec rec[PT_TEST_MAX_REC];
+};
+
+static int pt_test_lock_depth(void)
+{
+#ifdef CONFIG_LOCKDEP
+	return current->lockdep_depth;
+#else
+	return -1;
+#endif
+}
+
+static bool pt_test_depth_valid(void)
+{
+	return IS_ENABLED(CONFIG_LOCKDEP) && debug_locks;
+}
+
+/* Whether @ptl is locked, by anyone. */
+static bool pt_test_locked(spinlock_t *ptl)
+{
+#ifdef CONFIG_PREEMPT_RT
+	return rt_mutex_base_is_locked(&ptl->lock);
+#else
+	return raw_spin_is_locked(&ptl->rlock);
+#endif
+}
+
+/* Whether @ptl is locked, and by us if lockdep can tell. */
+static bool pt_test_spin_held(spinlock_t *ptl)
+{
+	if (!pt_test_locked(ptl))
+		return false;
+#ifdef CONFIG_LOCKDEP
+	return lockdep_is_held(ptl);
+#else
+	return true;
+#endif
+}
+
+static struct rw_semaphore *pt_test_walk_rwsem(struct vm_area_struct *vma)
+{
+#ifdef CONFIG_HUGETLB_PAGE
+	if (is_vm_hugetlb_page(vma) && __vma_shareable_lock(vma)) {
+		struct hugetlb_vma_lock *vma_lock = vma->vm_private_data;
+
+		return &vma_lock->rw_sema;
+	}
+#endif
+	return NULL;
+}
+
+static bool pt_test_walk_lock_held(struct vm_area_struct *vma)
+{
+	struct rw_semaphore *sem = pt_test_walk_rwsem(vma);
+
+	if (!sem || !rwsem_is_locked(sem))
+		return false;
+#ifdef CONFIG_LOCKDEP
+	return lockdep_is_held(sem);
+#else
+	return true;
+#endif
+}
+
+/* The PMD entry covering @addr, or NULL if there is no PMD table. */
+static pmd_t *pt_test_pmdp(struct mm_struct *mm, unsigned long addr)
+{
+	pgd_t *pgdp = pgd_offset(mm, addr);
+	p4d_t *p4dp;
+	pud_t *pudp;
+	pud_t pud;
+
+	if (pgd_none(pgdp_get(pgdp)))
+		return NULL;
+	p4dp = p4d_offset(pgdp, addr);
+	if (p4d_none(p4dp_get(p4dp)))
+		return NULL;
+	pudp = pud_offset(p4dp, addr);
+	pud = pudp_get(pudp);
+	if (pud_none(pud) || !pud_present(pud) || pud_leaf(pud))
+		return NULL;
+	return pmd_offset(pudp, addr);
+}
+
+static pte_t pt_test_pte_norm(const struct pt_walk *w, pte_t pte)
+{
+	if (w->loose && pte_present(pte))
+		pte = pte_mkold(pte_mkclean(pte));
+	return pte;
+}
+
+static pmd_t pt_test_pmd_norm(const struct pt_walk *w, pmd_t pmd)
+{
+	if (w->loose && pmd_present(pmd))
+		pmd = pmd_mkold(pmd_mkclean(pmd));
+	return pmd;
+}
+
+/* Value bits that must be identical across a batch. */
+static unsigned int pt_test_pte_bits(pte_t pte)
+{
+	return (pte_write(pte) ? PT_ATTR_WRITE : 0) |
+	       (pte_young(pte) ? PT_ATTR_YOUNG : 0) |
+	       (pte_dirty(pte) ? PT_ATTR_DIRTY : 0) |
+	       (pte_soft_dirty(pte) ? PT_ATTR_SOFT_DIRTY : 0) |
+	       (pte_uffd_wp(pte) ? PT_ATTR_UFFD_WP : 0);
+}
+
+/* Check, under the entry's lock, the raw value, pointer and lock. */
+static void pt_record_table(struct pt_walk *w, const struct pt_iter *it,
+			    struct pt_rec *r)
+{
+	struct vm_area_struct *vma = w->vma;
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long i;
+	pmd_t *pmdp;
+	pte_t *ptep;
+
+#ifdef CONFIG_HUGETLB_PAGE
+	if (w->hugetlb) {
+		struct hstate *h = hstate_vma(vma);
+		unsigned long start = it->addr & huge_page_mask(h);
+
+		ptep = hugetlb_walk(vma, start, huge_page_size(h));
+		r->raw_right = ptep && ptep == it->ptep &&
+			pte_same(pt_test_pte_norm(w, huge_ptep_get(mm, start, ptep)),
+				 pt_test_pte_norm(w, it->pte));
+		r->ptl_right = it->ptl == huge_pte_lockptr(h, mm, it->ptep);
+		return;
+	}
+#endif
+	switch (it->level) {
+	case PT_ITER_PTE:
+		pmdp = pt_test_pmdp(mm, it->addr);
+		if (!pmdp)
+			return;
+		r->ptl_right = it->ptl == pte_lockptr(mm, pmdp);
+		ptep = pte_offset_kernel(pmdp, it->addr);
+		if (ptep != it->ptep)
+			return;
+		if (it->type == PT_ITER_NONE) {
+			r->raw_right = true;
+			for (i = 0; i < r->nr_pages; i++)
+				if (!pte_none(ptep_get(ptep + i)))
+					r->raw_right = false;
+			return;
+		}
+		r->raw_right = pte_same(pt_test_pte_norm(w, ptep_get(ptep)),
+					pt_test_pte_norm(w, it->pte));
+		r->batch_right = true;
+		for (i = 1; i < r->nr_pages; i++) {
+			pte_t pte = ptep_get(ptep + i);
+
+			if (!pte_present(pte) || pte_pfn(pte) != it->pfn + i ||
+			    (!w->loose && pt_test_pte_bits(pte) !=
+					  pt_test_pte_bits(it->pte)))
+				r->batch_right = false;
+		}
+		break;
+	case PT_ITER_PMD:
+		pmdp = pt_test_pmdp(mm, it->addr);
+		if (!pmdp)
+			return;
+		r->ptl_right = it->ptl == pmd_lockptr(mm, pmdp);
+		r->raw_right = pmdp == it->pmdp &&
+			pmd_same(pt_test_pmd_norm(w, pmdp_get(pmdp)),
+				 pt_test_pmd_norm(w, it->pmd));
+		break;
+	case PT_ITER_PUD:
+		r->ptl_right = it->ptl == pud_lockptr(mm, it->pudp);
+		r->raw_right = pud_same(pudp_get(it->pudp), it->pud);
+		break;
+	}
+}
+
+/* Called in the loop body: copy the entry, check what needs its lock. */
+static void pt_record(struct pt_walk *w, const struct pt_iter *it)
+{
+	struct pt_rec *r;
+
+	if (w->nr++ >= PT_TEST_MAX_REC)
+		return;
+	r = &w->rec[w->nr - 1];
+	*r = (struct pt_rec) {
+		.addr = it->addr,
+		.end = it->end,
+		.nr_pages = pt_iter_nr_pages(it),
+		.size = pt_iter_size(it),
+		.type = it->type,
+		.level = it->level,
+		.attrs = it->attrs,
+		.folio = it->folio,
+		.page = it->page,
+		.pfn = it->pfn,
+		.swp = it->swp,
+		.pte = it->pte,
+		.pmd = it->pmd,
+		.ptl = it->ptl,
+		.depth = pt_test_lock_depth(),
+		.walk_lock_held = pt_test_walk_lock_held(w->vma),
+		.page_idx = -1,
+	};
+	if (it->page && it->folio) {
+		r->folio_right = page_folio(it->page) == it->folio;
+		r->page_idx = folio_page_idx(it->folio, it->page);
+		r->folio_nr = folio_nr_pages(it->folio);
+	}
+	if (it->ptl) {
+		r->ptl_held = pt_test_spin_held(it->ptl);
+		pt_record_table(w, it, r);
+	}
+}
+
+static void pt_walk_begin(struct pt_walk *w, struct vm_area_struct *vma,
+			  unsigned long start, unsigned long end,
+			  unsigned int flags)
+{
+	w->vma = vma;
+	w->start = start;
+	w->end = end;
+	w->flags = flags;
+	w->nr = 0;
+	w->hugetlb = is_vm_hugetlb_page(vma);
+	w->hsize = PAGE_SIZE;
+#ifdef CONFIG_HUGETLB_PAGE
+	if (w->hugetlb)
+		w->hsize = huge_page_size(hstate_vma(vma));
+#endif
+	w->walk_extra = pt_test_walk_rwsem(vma) ? 1 : 0;
+	w->depth_base = pt_test_lock_depth();
+}
+
+static void pt_walk_finish(struct pt_walk *w)
+{
+	int last = min(w->nr, PT_TEST_MAX_REC) - 1;
+
+	w->depth_after = pt_test_lock_depth();
+	if (last < 0 || !w->rec[last].ptl)
+		w->last_ptl_locked = false;
+	else if (!w->loose)
+		w->last_ptl_locked = pt_test_locked(w->rec[last].ptl);
+	else	/* another thread may hold it: only lockdep can tell */
+		w->last_ptl_locked = pt_test_depth_valid() &&
+				     pt_test_spin_held(w->rec[last].ptl);
+	w->walk_lock_after = pt_test_walk_lock_held(w->vma);
+}
+
+/* Walk [start, end) of @vma; the mmap lock is held. */
+static void pt_walk_locked(struct pt_walk *w, struct vm_area_struct *vma,
+			   unsigned long start, unsigned long end,
+			   unsigned int flags)
+{
+	struct pt_iter it;
+
+	pt_walk_begin(w, vma, start, end, flags);
+	for_each_pt_entry(&it, vma, start, end, flags)
+		pt_record(w, &it);
+	pt_walk_finish(w);
+}
+
+static enum pt_iter_level pt_test_size_level(unsigned long size)
+{
+	if (size >= PUD_SIZE)
+		return PT_ITER_PUD;
+	if (size >= PMD_SIZE)
+		return PT_ITER_PMD;
+	return PT_ITER_PTE;
+}
+
+#define PT_CHECK(cond, fmt, ...)					\
+	do {								\
+		if (!(cond)) {						\
+			ok = false;					\
+			KUNIT_FAIL(test, "entry %d [+%#lx, +%#lx): " fmt, \
+				   i, r->addr - w->start,		\
+				   r->end - w->start, ##__VA_ARGS__);	\
+		}							\
+	} while (0)
+
+/*
+ * The invariants of any walk, whatever the mappings: coverage and order,
+ * locking, the fields each type must and must not have.
+ */
+static bool pt_walk_check(struct kunit *test, const struct pt_walk *w)
+{
+	bool depth = pt_test_depth_valid();
+	bool holes = w->flags & PT_ITER_HOLES;
+	unsigned long prev = w->start;
+	bool ok = true;
+	int i;
+
+	KUNIT_EXPECT_LE_MSG(test, w->nr, PT_TEST_MAX_REC, "walk too long");
+	if (w->nr > PT_TEST_MAX_REC)
+		return false;
+
+	for (i = 0; i < w->nr; i++) {
+		const struct pt_rec *r = &w->rec[i];
+		unsigned long lsize = PAGE_SIZE, lstart;
+		int locks;
+
+		PT_CHECK(PAGE_ALIGNED(r->addr) && PAGE_ALIGNED(r->end),
+			 "unaligned");
+		PT_CHECK(r->addr < r->end, "empty entry");
+		PT_CHECK(r->addr >= prev, "not after the previous entry");
+		PT_CHECK(!holes || r->addr == prev, "gap with PT_ITER_HOLES");
+		PT_CHECK(r->end <= w->end, "beyond the range");
+		PT_CHECK(r->nr_pages == (r->end - r->addr) >> PAGE_SHIFT &&
+			 r->size == r->end - r->addr, "nr_pages/size");
+		PT_CHECK(r->type <= PT_ITER_MARKER, "bad type %d", r->type);
+		PT_CHECK(r->level <= PT_ITER_PUD, "bad level %d", r->level);
+		prev = r->end;
+
+		if (w->walk_extra)
+			PT_CHECK(r->walk_lock_held, "hugetlb VMA lock not held");
+
+		if (r->type == PT_ITER_NONE) {
+			PT_CHECK(holes, "hole without PT_ITER_HOLES");
+			PT_CHECK(!r->folio && !r->page, "hole with a page");
+			if (r->ptl) {
+				PT_CHECK(!w->hugetlb && r->level == PT_ITER_PTE,
+					 "locked hole not at PTE level");
+				PT_CHECK((r->addr & PMD_MASK) ==
+					 ((r->end - 1) & PMD_MASK),
+					 "locked hole spans PTE tables");
+				PT_CHECK(r->ptl_held, "ptl not held");
+				PT_CHECK(r->ptl_right, "wrong ptl");
+				PT_CHECK(r->raw_right, "locked hole not empty");
+			}
+			locks = r->ptl ? 2 : 0;
+			if (depth)
+				PT_CHECK(r->depth == w->depth_base +
+					 w->walk_extra + locks,
+					 "%d locks held, %d expected",
+					 r->depth - w->depth_base,
+					 w->walk_extra + locks);
+			continue;
+		}
+
+		/* Present and swap-format entries always hold the lock. */
+		PT_CHECK(r->ptl && r->ptl_held, "ptl not held");
+		PT_CHECK(r->ptl_right, "wrong ptl");
+		PT_CHECK(r->raw_right, "raw value/pointer mismatch");
+		locks = (!w->hugetlb && r->level == PT_ITER_PTE) ? 2 : 1;
+		if (depth)
+			PT_CHECK(r->depth == w->depth_base + w->walk_extra +
+				 locks, "%d locks held, %d expected",
+				 r->depth - w->depth_base,
+				 w->walk_extra + locks);
+		PT_CHECK(!!(r->attrs & PT_ATTR_HUGETLB) == w->hugetlb,
+			 "PT_ATTR_HUGETLB");
+		if (!w->hugetlb)
+			PT_CHECK(!(r->attrs & PT_ATTR_SHARED_TABLE),
+				 "PT_ATTR_SHARED_TABLE without hugetlb");
+
+		/* Leaf geometry and clipping. */
+		if (w->hugetlb) {
+			lsize = w->hsize;
+			PT_CHECK(r->level == pt_test_size_level(lsize),
+				 "hugetlb level %d", r->level);
+			PT_CHECK(!!(r->attrs & PT_ATTR_CONT) ==
+				 (lsize != PAGE_SIZE && lsize != PMD_SIZE &&
+				  lsize != PUD_SIZE), "PT_ATTR_CONT");
+		} else if (r->level == PT_ITER_PMD) {
+			lsize = PMD_SIZE;
+		} else if (r->level == PT_ITER_PUD) {
+			lsize = PUD_SIZE;
+		}
+		if (w->hugetlb || r->level != PT_ITER_PTE) {
+			lstart = r->addr & ~(lsize - 1);
+			PT_CHECK(r->end <= lstart + lsize, "beyond the leaf");
+			PT_CHECK(!!(r->attrs & PT_ATTR_CLIPPED) ==
+				 (r->addr != lstart || r->end != lstart + lsize),
+				 "PT_ATTR_CLIPPED");
+		} else {
+			PT_CHECK(!(r->attrs & PT_ATTR_CLIPPED),
+				 "PT_ATTR_CLIPPED on a PTE");
+			if (r->type != PT_ITER_FOLIO ||
+			    !(w->flags & PT_ITER_BATCH))
+				PT_CHECK(r->nr_pages == 1, "PTE entry of %lu pages",
+					 r->nr_pages);
+			else
+				PT_CHECK(r->batch_right, "PTEs of the batch differ");
+		}
+
+		switch (r->type) {
+		case PT_ITER_FOLIO:
+			PT_CHECK(r->folio && r->page && r->folio_right,
+				 "folio/page");
+			PT_CHECK(r->page && page_to_pfn(r->page) == r->pfn,
+				 "pfn");
+			PT_CHECK(r->page_idx >= 0 &&
+				 r->page_idx + r->nr_pages <= r->folio_nr,
+				 "pages %ld+%lu beyond the folio of %ld",
+				 r->page_idx, r->nr_pages, r->folio_nr);
+			break;
+		case PT_ITER_PFN:
+			PT_CHECK(!r->folio && !r->page, "pfn entry with a page");
+			break;
+		case PT_ITER_SWAP:
+			PT_CHECK(!r->folio && !r->page && !r->pfn,
+				 "swap entry with a page");
+			PT_CHECK(r->swp.val && !non_swap_entry(r->swp),
+				 "not a swap entry");
+			break;
+		case PT_ITER_MIGRATION:
+			PT_CHECK(is_migration_entry(r->swp), "swp");
+			PT_CHECK(r->folio && r->page && r->folio_right,
+				 "folio/page");
+			break;
+		case PT_ITER_DEVICE:
+			PT_CHECK(is_device_private_entry(r->swp) ||
+				 is_device_exclusive_entry(r->swp), "swp");
+			PT_CHECK(r->folio && r->page && r->folio_right,
+				 "folio/page");
+			break;
+		case PT_ITER_HWPOISON:
+			PT_CHECK(is_hwpoison_entry(r->swp), "swp");
+			PT_CHECK(r->page && !r->folio, "page");
+			break;
+		case PT_ITER_MARKER:
+			PT_CHECK(is_pte_marker_entry(r->swp), "swp");
+			PT_CHECK(!r->page && !r->folio, "page");
+			break;
+		default:
+			break;
+		}
+		if (r->type >= PT_ITER_MIGRATION && r->type <= PT_ITER_HWPOISON)
+			PT_CHECK(r->page && r->pfn == page_to_pfn(r->page) &&
+				 r->pfn - swp_offset_pfn(r->swp) ==
+				 (r->addr & (lsize - 1)) >> PAGE_SHIFT,
+				 "pfn of a pfn swap entry");
+	}
+
+	if (holes && w->nr)
+		KUNIT_EXPECT_EQ_MSG(test, prev, w->end,
+				    "PT_ITER_HOLES walk does not cover the range");
+	if (depth)
+		KUNIT_EXPECT_EQ_MSG(test, w->depth_after, w->depth_base,
+				    "locks held after the loop");
+	KUNIT_EXPECT_FALSE_MSG(test, w->last_ptl_locked,
+			       "last ptl still locked after the loop");
+	KUNIT_EXPECT_FALSE_MSG(test, w->walk_lock_after,
+			       "hugetlb VMA lock still held after the loop");
+	return ok && w->depth_after == w->depth_base && !w->last_ptl_locked;
+}
+
+static struct pt_walk *pt_walk_alloc(struct kunit *test)
+{
+	struct pt_walk *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	return w;
+}
+
+/* Walk [start, end) of the VMA at @start, under mmap_read_lock. */
+static struct pt_walk *pt_test_walk(struct kunit *test, unsigned long start,
+				    unsigned long end, unsigned int flags)
+{
+	struct mm_struct *mm = current->mm;
+	struct pt_walk *w = pt_walk_alloc(test);
+	struct vm_area_struct *vma;
+	bool found = false;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, start);
+	if (vma && end <= vma->vm_end) {
+		found = true;
+		pt_walk_locked(w, vma, start, end, flags);
+	}
+	mmap_read_unlock(mm);
+	KUNIT_ASSERT_TRUE_MSG(test, found, "[%#lx, %#lx) not in one VMA",
+			      start, end);
+	pt_walk_check(test, w);
+	return w;
+}
+
+static const struct pt_rec pt_no_rec = { .page_idx = -1 };
+
+/* Expect entry @i of @w to be of @type at @level over [addr, end). */
+static const struct pt_rec *pt_exp(struct kunit *test,
+				   const struct pt_walk *w, int i,
+				   enum pt_iter_type type,
+				   enum pt_iter_level level,
+				   unsigned long addr, unsigned long end)
+{
+	const struct pt_rec *r;
+
+	if (i >= w->nr || i >= PT_TEST_MAX_REC) {
+		KUNIT_FAIL(test, "entry %d missing: the walk had %d", i, w->nr);
+		return &pt_no_rec;
+	}
+	r = &w->rec[i];
+	KUNIT_EXPECT_EQ_MSG(test, r->type, type, "entry %d type", i);
+	if (level != PT_ANY_LEVEL)
+		KUNIT_EXPECT_EQ_MSG(test, r->level, level, "entry %d level", i);
+	KUNIT_EXPECT_EQ_MSG(test, r->addr, addr, "entry %d addr (+%#lx)", i,
+			    r->addr - w->start);
+	KUNIT_EXPECT_EQ_MSG(test, r->end, end, "entry %d end (+%#lx)", i,
+			    r->end - w->start);
+	return r;
+}
+
+static void pt_exp_attrs(struct kunit *test, const struct pt_rec *r,
+			 unsigned int want, unsigned int mask)
+{
+	KUNIT_EXPECT_EQ_MSG(test, r->attrs & mask, want,
+			    "attrs of [%#lx, %#lx)", r->addr, r->end);
+}
+
+static void pt_exp_page(struct kunit *test, const struct pt_rec *r,
+			struct folio *folio, long idx)
+{
+	KUNIT_EXPECT_PTR_EQ_MSG(test, r->folio, folio, "folio of [%#lx, %#lx)",
+				r->addr, r->end);
+	KUNIT_EXPECT_EQ_MSG(test, r->page_idx, idx, "page of [%#lx, %#lx)",
+			    r->addr, r->end);
+	if (folio)
+		KUNIT_EXPECT_EQ_MSG(test, r->pfn, folio_pfn(folio) + idx,
+				    "pfn of [%#lx, %#lx)", r->addr, r->end);
+}
+
+static void pt_exp_count(struct kunit *test, const struct pt_walk *w, int n)
+{
+	KUNIT_EXPECT_EQ_MSG(test, w->nr, n, "number of entries");
+}
+
+/*
+ * Expect the entries from @i on to be PTE batches of @folio that cover
+ * [addr, end), starting at page @idx of the folio, with the attributes
+ * @attrs (PT_ATTR_CONT is not compared).  That is one entry, except on arm64
+ * with contpte: a PMD mapping split into PTEs is made of contpte blocks, and
+ * the PTE_CONT bit is part of the value that must be alike, so a batch also
+ * ends where a contpte block that was unfolded (by a change to one of its
+ * PTEs) meets one that was not.  Such breaks may only fall on contpte block
+ * boundaries.  Returns the index of the entry after them.
+ */
+static int pt_exp_batch(struct kunit *test, const struct pt_walk *w, int i,
+			unsigned long addr, unsigned long end,
+			struct folio *folio, long idx, unsigned int attrs)
+{
+	unsigned int mask = (PT_TEST_MASK | PT_ATTR_YOUNG) & ~PT_ATTR_CONT;
+	unsigned long at = addr;
+
+	while (at < end) {
+		const struct pt_rec *r;
+
+		if (i >= w->nr || i >= PT_TEST_MAX_REC) {
+			KUNIT_FAIL(test, "entry %d missing: the walk had %d",
+				   i, w->nr);
+			return i;
+		}
+		r = &w->rec[i];
+		KUNIT_EXPECT_EQ_MSG(test, r->type, PT_ITER_FOLIO, "entry %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, r->level, PT_ITER_PTE, "entry %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, r->addr, at, "entry %d addr", i);
+		KUNIT_EXPECT_LE_MSG(test, r->end, end, "entry %d end", i);
+		if (r->end < end)
+			KUNIT_EXPECT_TRUE_MSG(test, PT_TEST_CONTPTE &&
+					      IS_ALIGNED(r->end,
+							 PT_TEST_CONT_SIZE),
+					      "batch %d ends at +%#lx of %#lx",
+					      i, r->end - addr, end - addr);
+		pt_exp_page(test, r, folio, idx + ((at - addr) >> PAGE_SHIFT));
+		pt_exp_attrs(test, r, attrs & mask, mask);
+		i++;
+		if (r->end <= at)
+			break;
+		at = r->end;
+	}
+	return i;
+}
+
+/* Mappings and faults. */
+
+static unsigned long pt_test_mmap(struct kunit *test, struct file *file,
+				  unsigned long addr, unsigned long len,
+				  unsigned long prot, unsigned long flags)
+{
+	unsigned long ret;
+
+	ret = kunit_vm_mmap(test, file, addr, len, prot, flags, 0);
+	KUNIT_ASSERT_TRUE_MSG(test, ret && !IS_ERR_VALUE(ret),
+			      "vm_mmap: %ld", (long)ret);
+	return ret;
+}
+
+/*
+ * An anonymous read/write mapping of which [ret, ret + len) is aligned to
+ * @align, and, after madvise(@advice) (0 for none) of exactly that range,
+ * one VMA of its own.
+ */
+static unsigned long pt_test_anon(struct kunit *test, unsigned long len,
+				  unsigned long align, int advice)
+{
+	unsigned long addr;
+
+	addr = pt_test_mmap(test, NULL, 0, len + align, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
+	addr = ALIGN(addr, align);
+	if (advice)
+		KUNIT_ASSERT_EQ(test, do_madvise(current->mm, addr, len, advice),
+				0);
+	return addr;
+}
+
+static void pt_test_madvise(struct kunit *test, unsigned long addr,
+			    unsigned long len, int advice)
+{
+	KUNIT_ASSERT_EQ(test, do_madvise(current->mm, addr, len, advice), 0);
+}
+
+static void pt_test_write(struct kunit *test, unsigned long addr,
+			  unsigned long len)
+{
+	KUNIT_ASSERT_EQ_MSG(test, clear_user((void __user *)addr, len), 0UL,
+			    "write fault at %#lx", addr);
+}
+
+static void pt_test_read(struct kunit *test, unsigned long addr)
+{
+	char c;
+
+	KUNIT_ASSERT_EQ_MSG(test, copy_from_user(&c, (void __user *)addr, 1),
+			    0UL, "read fault at %#lx", addr);
+}
+
+/* The folio of the single present entry mapping @addr. */
+static struct folio *pt_test_folio(struct kunit *test, unsigned long addr)
+{
+	struct pt_walk *w = pt_test_walk(test, addr, addr + PAGE_SIZE, 0);
+
+	KUNIT_ASSERT_EQ(test, w->nr, 1);
+	KUNIT_ASSERT_EQ(test, w->rec[0].type, PT_ITER_FOLIO);
+	return w->rec[0].folio;
+}
+
+/*
+ * Replace the PTE mapping @addr by @new (pte_none() to clear it); the mmap
+ * lock is held for write.  Returns false if there is no PTE table.
+ */
+static bool pt_test_xchg_pte(struct vm_area_struct *vma, unsigned long addr,
+			     pte_t new, pte_t *old)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	pmd_t *pmdp = pt_test_pmdp(mm, addr);
+	spinlock_t *ptl;	/* the PTE table lock */
+	pte_t *ptep;
+
+	if (!pmdp)
+		return false;
+	ptep = pte_offset_map_lock(mm, pmdp, addr, &ptl);
+	if (!ptep)
+		return false;
+	*old = ptep_get(ptep);
+	if (pte_present(*old))
+		ptep_clear_flush(vma, addr, ptep);
+	else
+		pte_clear(mm, addr, ptep);
+	if (!pte_none(new))
+		set_pte_at(mm, addr, ptep, new);
+	pte_unmap_unlock(ptep, ptl);
+	return true;
+}
+
+/* Modify one present PTE in place with @fn, under its lock. */
+static bool pt_test_modify_pte(struct kunit *test, unsigned long addr,
+			       pte_t (*fn)(pte_t pte))
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	pte_t old = __pte(0);
+	bool ok = false;
+
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (vma && pt_test_xchg_pte(vma, addr, __pte(0), &old) &&
+	    pte_present(old))
+		ok = pt_test_xchg_pte(vma, addr, fn(old), &old);
+	mmap_write_unlock(mm);
+	return ok;
+}
+
+static pte_t pt_test_mkold(pte_t pte)
+{
+	return pte_mkold(pte);
+}
+
+#ifdef CONFIG_MEM_SOFT_DIRTY
+static pte_t pt_test_clear_sd(pte_t pte)
+{
+	return pte_clear_soft_dirty(pte);
+}
+#endif
+
+#ifdef CONFIG_HAVE_ARCH_USERFAULTFD_WP
+static pte_t pt_test_mkuffd_wp(pte_t pte)
+{
+	return pte_mkuffd_wp(pte_wrprotect(pte));
+}
+#endif
+
+/*
+ * 1. Small anonymous pages: present pages, the zero page and holes, with
+ * every combination of PT_ITER_HOLES and PT_ITER_BATCH.
+ */
+static void pt_iter_test_small_pages(struct kunit *test)
+{
+	static const unsigned int flags[] = {
+		0, PT_ITER_BATCH, PT_ITER_HOLES, PT_ITER_HOLES | PT_ITER_BATCH,
+	};
+	unsigned long a = pt_test_anon(test, PMD_SIZE, PMD_SIZE, 0);
+	const struct pt_rec *r;
+	struct pt_walk *w;
+	int f, i;
+
+	pt_test_write(test, a + P(2), P(3));
+	pt_test_write(test, a + P(8), P(1));
+	pt_test_read(test, a + P(10));
+
+	for (f = 0; f < ARRAY_SIZE(flags); f++) {
+		bool holes = flags[f] & PT_ITER_HOLES;
+
+		w = pt_test_walk(test, a, a + P(16), flags[f]);
+		kunit_info(test, "flags %#x: %d entries", flags[f], w->nr);
+		pt_exp_count(test, w, holes ? 9 : 5);
+		i = 0;
+		if (holes) {
+			r = pt_exp(test, w, i++, PT_ITER_NONE, PT_ITER_PTE, a,
+				   a + P(2));
+			KUNIT_EXPECT_NOT_NULL_MSG(test, r->ptl,
+						  "hole inside a table unlocked");
+		}
+		for (; i < (holes ? 4 : 3); i++) {
+			unsigned long p = a + P(holes ? i + 1 : i + 2);
+
+			r = pt_exp(test, w, i, PT_ITER_FOLIO, PT_ITER_PTE, p,
+				   p + PAGE_SIZE);
+			pt_exp_attrs(test, r, PT_WRITTEN, PT_TEST_MASK);
+			KUNIT_EXPECT_EQ(test, r->folio_nr, 1);
+			KUNIT_EXPECT_EQ(test, r->page_idx, 0);
+		}
+		/* Three small folios side by side are never one batch. */
+		KUNIT_EXPECT_PTR_NE(test, w->rec[holes].folio,
+				    w->rec[holes + 1].folio);
+		if (holes) {
+			r = pt_exp(test, w, i++, PT_ITER_NONE, PT_ITER_PTE,
+				   a + P(5), a + P(8));
+			KUNIT_EXPECT_NOT_NULL(test, r->ptl);
+		}
+		r = pt_exp(test, w, i++, PT_ITER_FOLIO, PT_ITER_PTE, a + P(8),
+			   a + P(9));
+		pt_exp_attrs(test, r, PT_WRITTEN, PT_TEST_MASK);
+		if (holes) {
+			r = pt_exp(test, w, i++, PT_ITER_NONE, PT_ITER_PTE,
+				   a + P(9), a + P(10));
+			KUNIT_EXPECT_NOT_NULL(test, r->ptl);
+		}
+		/* The shared zero page, after a read fault. */
+		r = pt_exp(test, w, i++, PT_ITER_PFN, PT_ITER_PTE, a + P(10),
+			   a + P(11));
+		KUNIT_EXPECT_TRUE(test, is_zero_pfn(r->pfn));
+		pt_exp_attrs(test, r, 0, PT_TEST_MASK);
+		if (holes) {
+			/* The walk ends in the table: the hole is in it. */
+			r = pt_exp(test, w, i++, PT_ITER_NONE, PT_ITER_PTE,
+				   a + P(11), a + P(16));
+			KUNIT_EXPECT_NOT_NULL(test, r->ptl);
+		}
+	}
+
+	/* A range starting and ending at present pages. */
+	w = pt_test_walk(test, a + P(3), a + P(9), PT_ITER_HOLES);
+	pt_exp_count(test, w, 4);
+	pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PTE, a + P(3), a + P(4));
+	pt_exp(test, w, 1, PT_ITER_FOLIO, PT_ITER_PTE, a + P(4), a + P(5));
+	pt_exp(test, w, 2, PT_ITER_NONE, PT_ITER_PTE, a + P(5), a + P(8));
+	pt_exp(test, w, 3, PT_ITER_FOLIO, PT_ITER_PTE, a + P(8), a + P(9));
+
+	/* A range that is one hole. */
+	w = pt_test_walk(test, a + P(5), a + P(8), PT_ITER_HOLES);
+	pt_exp_count(test, w, 1);
+	r = pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PTE, a + P(5), a + P(8));
+	KUNIT_EXPECT_NOT_NULL(test, r->ptl);
+	w = pt_test_walk(test, a + P(5), a + P(8), PT_ITER_BATCH);
+	pt_exp_count(test, w, 0);
+
+	/* A one-page range. */
+	w = pt_test_walk(test, a + P(8), a + P(9), PT_ITER_HOLES);
+	pt_exp_count(test, w, 1);
+	pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PTE, a + P(8), a + P(9));
+
+	/* An empty range. */
+	w = pt_test_walk(test, a + P(8), a + P(8), PT_ITER_HOLES);
+	pt_exp_count(test, w, 0);
+}
+
+/*
+ * 2. Attributes: young, soft-dirty and uffd-wp read from the PTE, and a
+ * write-protected PTE.
+ */
+static void pt_iter_test_pte_attrs(struct kunit *test)
+{
+	unsigned long a = pt_test_anon(test, PMD_SIZE, PMD_SIZE, 0);
+	const struct pt_rec *r;
+	struct pt_walk *w;
+
+	pt_test_write(test, a, P(4));
+	KUNIT_ASSERT_TRUE(test, pt_test_modify_pte(test, a + P(1),
+						   pt_test_mkold));
+	KUNIT_ASSERT_TRUE(test, pt_test_modify_pte(test, a + P(2),
+						   pte_wrprotect));
+#ifdef CONFIG_MEM_SOFT_DIRTY
+	KUNIT_ASSERT_TRUE(test, pt_test_modify_pte(test, a + P(3),
+						   pt_test_clear_sd));
+#endif
+	w = pt_test_walk(test, a, a + P(4), PT_ITER_BATCH);
+	pt_exp_count(test, w, 4);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PTE, a, a + P(1));
+	pt_exp_attrs(test, r, PT_WRITTEN | PT_ATTR_YOUNG,
+		     PT_TEST_MASK | PT_ATTR_YOUNG);
+	r = pt_exp(test, w, 1, PT_ITER_FOLIO, PT_ITER_PTE, a + P(1), a + P(2));
+	pt_exp_attrs(test, r, PT_WRITTEN, PT_TEST_MASK | PT_ATTR_YOUNG);
+	r = pt_exp(test, w, 2, PT_ITER_FOLIO, PT_ITER_PTE, a + P(2), a + P(3));
+	pt_exp_attrs(test, r, PT_WRITTEN & ~PT_ATTR_WRITE, PT_TEST_MASK);
+	r = pt_exp(test, w, 3, PT_ITER_FOLIO, PT_ITER_PTE, a + P(3), a + P(4));
+	pt_exp_attrs(test, r, PT_ATTR_WRITE | PT_ATTR_DIRTY, PT_TEST_MASK);
+
+#ifdef CONFIG_HAVE_ARCH_USERFAULTFD_WP
+	KUNIT_ASSERT_TRUE(test, pt_test_modify_pte(test, a,
+						   pt_test_mkuffd_wp));
+	w = pt_test_walk(test, a, a + P(1), 0);
+	pt_exp_count(test, w, 1);
+	pt_exp_attrs(test, &w->rec[0], PT_ATTR_UFFD_WP | PT_ATTR_DIRTY |
+		     PT_TEST_SD, PT_TEST_MASK);
+	KUNIT_ASSERT_TRUE(test, pt_test_modify_pte(test, a, pte_clear_uffd_wp));
+#endif
+}
+
+/* Fault in a PMD-mapped THP at @addr, checking that it is one. */
+static struct folio *pt_test_thp(struct kunit *test, unsigned long addr)
+{
+	struct pt_walk *w;
+
+	pt_test_write(test, addr, 1);
+	w = pt_test_walk(test, addr, addr + PMD_SIZE, 0);
+	KUNIT_ASSERT_EQ_MSG(test, w->nr, 1, "no PMD-mapped THP at %#lx",
+			    addr);
+	KUNIT_ASSERT_EQ_MSG(test, w->rec[0].level, PT_ITER_PMD,
+			    "no PMD-mapped THP at %#lx", addr);
+	KUNIT_ASSERT_EQ(test, w->rec[0].type, PT_ITER_FOLIO);
+	return w->rec[0].folio;
+}
+
+/*
+ * 3. A PMD-mapped THP: one PMD entry of 512 pages, clipped when the range
+ * starts or ends inside it; the huge zero page; holes around it.
+ */
+static void pt_iter_test_thp_pmd(struct kunit *test)
+{
+	unsigned long a = pt_test_anon(test, 3 * PMD_SIZE, PMD_SIZE,
+				       MADV_HUGEPAGE);
+	unsigned long t = a + PMD_SIZE, z = a + 2 * PMD_SIZE;
+	const struct pt_rec *r;
+	struct folio *folio;
+	struct pt_walk *w;
+
+	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
+		kunit_skip(test, "no THP");
+	folio = pt_test_thp(test, t);
+	pt_test_read(test, z);
+	/* Keep khugepaged away from the VMA from now on. */
+	pt_test_madvise(test, a, 3 * PMD_SIZE, MADV_NOHUGEPAGE);
+
+	KUNIT_EXPECT_EQ(test, folio_nr_pages(folio), HPAGE_PMD_NR);
+	w = pt_test_walk(test, t, t + PMD_SIZE, PT_ITER_BATCH);
+	pt_exp_count(test, w, 1);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PMD, t, t + PMD_SIZE);
+	pt_exp_attrs(test, r, PT_WRITTEN, PT_TEST_MASK);
+	pt_exp_page(test, r, folio, 0);
+	KUNIT_EXPECT_EQ(test, r->nr_pages, HPAGE_PMD_NR);
+
+	/* Inside the leaf: clipped, page and pfn of the first address. */
+	w = pt_test_walk(test, t + P(1), t + P(2), 0);
+	pt_exp_count(test, w, 1);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PMD, t + P(1), t + P(2));
+	pt_exp_attrs(test, r, PT_WRITTEN | PT_ATTR_CLIPPED, PT_TEST_MASK);
+	pt_exp_page(test, r, folio, 1);
+
+	/* Starting in a hole, ending inside the leaf. */
+	w = pt_test_walk(test, t - P(1), t + P(1), PT_ITER_HOLES);
+	pt_exp_count(test, w, 2);
+	r = pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PMD, t - P(1), t);
+	KUNIT_EXPECT_NULL(test, r->ptl);
+	r = pt_exp(test, w, 1, PT_ITER_FOLIO, PT_ITER_PMD, t, t + P(1));
+	pt_exp_attrs(test, r, PT_WRITTEN | PT_ATTR_CLIPPED, PT_TEST_MASK);
+	pt_exp_page(test, r, folio, 0);
+
+	/* Starting inside the leaf, then the huge zero page. */
+	w = pt_test_walk(test, t + PMD_SIZE - P(2), z + PMD_SIZE, PT_ITER_HOLES);
+	pt_exp_count(test, w, 2);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PMD, t + PMD_SIZE - P(2),
+		   z);
+	pt_exp_attrs(test, r, PT_WRITTEN | PT_ATTR_CLIPPED, PT_TEST_MASK);
+	pt_exp_page(test, r, folio, HPAGE_PMD_NR - 2);
+	r = pt_exp(test, w, 1, PT_ITER_PFN, PT_ITER_PMD, z, z + PMD_SIZE);
+	KUNIT_EXPECT_TRUE(test, is_huge_zero_pmd(r->pmd));
+	KUNIT_EXPECT_EQ(test, r->pfn, pmd_pfn(r->pmd));
+	pt_exp_attrs(test, r, 0, PT_TEST_MASK);
+
+	/* The whole VMA: hole, THP, huge zero page. */
+	w = pt_test_walk(test, a, a + 3 * PMD_SIZE,
+			 PT_ITER_HOLES | PT_ITER_BATCH);
+	pt_exp_count(test, w, 3);
+	r = pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PMD, a, t);
+	KUNIT_EXPECT_NULL(test, r->ptl);
+	pt_exp(test, w, 1, PT_ITER_FOLIO, PT_ITER_PMD, t, z);
+	pt_exp(test, w, 2, PT_ITER_PFN, PT_ITER_PMD, z, z + PMD_SIZE);
+}
+
+/*
+ * 4. A PTE-mapped THP: batches, a page replaced by another folio in the
+ * middle, PTEs whose bits differ, ranges ending inside a batch, and the
+ * move from a PTE table to a PMD leaf.
+ */
+static void pt_iter_test_thp_pte_mapped(struct kunit *test)
+{
+	unsigned long a = pt_test_anon(test, 2 * PMD_SIZE, PMD_SIZE,
+				       MADV_HUGEPAGE);
+	unsigned long t2 = a + PMD_SIZE;
+	struct folio *folio, *folio2;
+	const struct pt_rec *r;
+	struct pt_walk *w;
+	int i;
+
+	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
+		kunit_skip(test, "no THP");
+	folio = pt_test_thp(test, a);
+	folio2 = pt_test_thp(test, t2);
+	pt_test_madvise(test, a, 2 * PMD_SIZE, MADV_NOHUGEPAGE);
+
+	/* Zapping one page splits the PMD mapping; the folio stays whole. */
+	pt_test_madvise(test, a + P(100), P(1), MADV_DONTNEED);
+	w = pt_test_walk(test, a, t2, PT_ITER_BATCH);
+	i = pt_exp_batch(test, w, 0, a, a + P(100), folio, 0, PT_WRITTEN_Y);
+	KUNIT_EXPECT_EQ(test, w->rec[0].folio_nr, HPAGE_PMD_NR);
+	i = pt_exp_batch(test, w, i, a + P(101), t2, folio, 101, PT_WRITTEN_Y);
+	pt_exp_count(test, w, i);
+
+	w = pt_test_walk(test, a, t2, PT_ITER_BATCH | PT_ITER_HOLES);
+	i = pt_exp_batch(test, w, 0, a, a + P(100), folio, 0, PT_WRITTEN_Y);
+	r = pt_exp(test, w, i++, PT_ITER_NONE, PT_ITER_PTE, a + P(100),
+		   a + P(101));
+	KUNIT_EXPECT_NOT_NULL(test, r->ptl);
+	i = pt_exp_batch(test, w, i, a + P(101), t2, folio, 101, PT_WRITTEN_Y);
+	pt_exp_count(test, w, i);
+
+	/* Without PT_ITER_BATCH: one entry per PTE. */
+	w = pt_test_walk(test, a, t2, PT_ITER_HOLES);
+	pt_exp_count(test, w, HPAGE_PMD_NR);
+	for (i = 0; i < HPAGE_PMD_NR && i < w->nr; i++) {
+		r = &w->rec[i];
+		if (i == 100) {
+			KUNIT_EXPECT_EQ(test, r->type, PT_ITER_NONE);
+			continue;
+		}
+		KUNIT_EXPECT_EQ(test, r->addr, a + P(i));
+		KUNIT_EXPECT_EQ(test, r->nr_pages, 1);
+		KUNIT_EXPECT_PTR_EQ(test, r->folio, folio);
+		KUNIT_EXPECT_EQ(test, r->page_idx, i);
+	}
+
+	/* The page written again is a new small folio: batch, 1, batch. */
+	pt_test_write(test, a + P(100), 1);
+	w = pt_test_walk(test, a, t2, PT_ITER_BATCH);
+	i = pt_exp_batch(test, w, 0, a, a + P(100), folio, 0, PT_WRITTEN_Y);
+	r = pt_exp(test, w, i++, PT_ITER_FOLIO, PT_ITER_PTE, a + P(100),
+		   a + P(101));
+	KUNIT_EXPECT_PTR_NE(test, r->folio, folio);
+	KUNIT_EXPECT_EQ(test, r->folio_nr, 1);
+	i = pt_exp_batch(test, w, i, a + P(101), t2, folio, 101, PT_WRITTEN_Y);
+	pt_exp_count(test, w, i);
+
+	/* A PTE with different bits ends the batch. */
+	KUNIT_ASSERT_TRUE(test, pt_test_modify_pte(test, a + P(300),
+						   pt_test_mkold));
+	KUNIT_ASSERT_TRUE(test, pt_test_modify_pte(test, a + P(400),
+						   pte_wrprotect));
+	w = pt_test_walk(test, a + P(101), t2, PT_ITER_BATCH);
+	i = pt_exp_batch(test, w, 0, a + P(101), a + P(300), folio, 101,
+			 PT_WRITTEN_Y);
+	i = pt_exp_batch(test, w, i, a + P(300), a + P(301), folio, 300,
+			 PT_WRITTEN);
+	i = pt_exp_batch(test, w, i, a + P(301), a + P(400), folio, 301,
+			 PT_WRITTEN_Y);
+	i = pt_exp_batch(test, w, i, a + P(400), a + P(401), folio, 400,
+			 PT_WRITTEN_Y & ~PT_ATTR_WRITE);
+	i = pt_exp_batch(test, w, i, a + P(401), t2, folio, 401,
+			 PT_WRITTEN_Y);
+	pt_exp_count(test, w, i);
+
+	/* Ranges ending and starting inside a batch. */
+	w = pt_test_walk(test, a + P(10), a + P(20), PT_ITER_BATCH);
+	i = pt_exp_batch(test, w, 0, a + P(10), a + P(20), folio, 10,
+			 PT_WRITTEN_Y);
+	pt_exp_count(test, w, i);
+
+	/* From the PTE table of one THP to the PMD leaf of the next. */
+	w = pt_test_walk(test, a + P(500), t2 + P(2),
+			 PT_ITER_BATCH | PT_ITER_HOLES);
+	i = pt_exp_batch(test, w, 0, a + P(500), t2, folio, 500, PT_WRITTEN_Y);
+	r = pt_exp(test, w, i++, PT_ITER_FOLIO, PT_ITER_PMD, t2, t2 + P(2));
+	pt_exp_page(test, r, folio2, 0);
+	pt_exp_attrs(test, r, PT_WRITTEN | PT_ATTR_CLIPPED, PT_TEST_MASK);
+	pt_exp_count(test, w, i);
+}
+
+/*
+ * 5. A THP split by splitting its VMA: each half is one batch that ends at
+ * the VMA boundary; once the VMAs merge again, all 512 PTEs are one batch.
+ */
+static void pt_iter_test_thp_vma_split(struct kunit *test)
+{
+	unsigned long a = pt_test_anon(test, PMD_SIZE, PMD_SIZE, MADV_HUGEPAGE);
+	unsigned long half = PMD_SIZE / 2;
+	const struct pt_rec *r;
+	struct folio *folio;
+	struct pt_walk *w;
+
+	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
+		kunit_skip(test, "no THP");
+	folio = pt_test_thp(test, a);
+	pt_test_madvise(test, a + half, half, MADV_NOHUGEPAGE);
+
+	w = pt_test_walk(test, a, a + half, PT_ITER_BATCH | PT_ITER_HOLES);
+	pt_exp_count(test, w, 1);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PTE, a, a + half);
+	pt_exp_page(test, r, folio, 0);
+	w = pt_test_walk(test, a + half, a + PMD_SIZE, PT_ITER_BATCH);
+	pt_exp_count(test, w, 1);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PTE, a + half,
+		   a + PMD_SIZE);
+	pt_exp_page(test, r, folio, HPAGE_PMD_NR / 2);
+
+	pt_test_madvise(test, a, half, MADV_NOHUGEPAGE);
+	w = pt_test_walk(test, a, a + PMD_SIZE, PT_ITER_BATCH);
+	pt_exp_count(test, w, 1);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PTE, a, a + PMD_SIZE);
+	pt_exp_page(test, r, folio, 0);
+	/* arm64 maps the split THP with contpte blocks. */
+	pt_exp_attrs(test, r, PT_WRITTEN |
+		     (PT_TEST_CONTPTE ? PT_ATTR_CONT : 0), PT_TEST_MASK);
+}
+
+static unsigned long pt_test_mthp_was_set;
+
+static void pt_test_mthp_restore(void *unused)
+{
+	if (!pt_test_mthp_was_set)
+		clear_bit(PT_TEST_MTHP_ORDER, &huge_anon_orders_madvise);
+}
+
+/*
+ * 6. A 64K mTHP (order 4 enabled for MADV_HUGEPAGE VMAs by setting the bit
+ * that sysfs sets): one batch of 16 PTEs, contpte (PT_ATTR_CONT) on arm64.
+ */
+static void pt_iter_test_mthp(struct kunit *test)
+{
+	unsigned long a, nr = 1UL << PT_TEST_MTHP_ORDER;
+	bool cont = PT_TEST_CONTPTE;
+	const struct pt_rec *r;
+	struct folio *folio;
+	struct pt_walk *w;
+	unsigned long i;
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
+		kunit_skip(test, "no THP");
+	pt_test_mthp_was_set = test_and_set_bit(PT_TEST_MTHP_ORDER,
+						&huge_anon_orders_madvise);
+	ret = kunit_add_action_or_reset(test, pt_test_mthp_restore, NULL);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+
+	/* Smaller than a PMD: no PMD THP can be placed in it. */
+	a = pt_test_anon(test, PMD_SIZE / 2, P(nr), MADV_HUGEPAGE);
+	pt_test_write(test, a + P(5), 1);
+	folio = pt_test_folio(test, a + P(5));
+	KUNIT_ASSERT_EQ_MSG(test, folio_nr_pages(folio), nr,
+			    "no order-%d mTHP", PT_TEST_MTHP_ORDER);
+
+	w = pt_test_walk(test, a, a + P(nr), PT_ITER_BATCH);
+	pt_exp_count(test, w, 1);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PTE, a, a + P(nr));
+	pt_exp_page(test, r, folio, 0);
+	pt_exp_attrs(test, r, PT_WRITTEN | (cont ? PT_ATTR_CONT : 0),
+		     PT_TEST_MASK);
+
+	/*
+	 * One entry per PTE.  PT_ATTR_CONT is set when pte_batch_hint() > 1
+	 * at the entry's PTE, which is not the case for the last PTE of a
+	 * contpte block.
+	 */
+	w = pt_test_walk(test, a, a + P(nr), 0);
+	pt_exp_count(test, w, nr);
+	for (i = 0; i < nr; i++) {
+		r = pt_exp(test, w, i, PT_ITER_FOLIO, PT_ITER_PTE, a + P(i),
+			   a + P(i + 1));
+		pt_exp_page(test, r, folio, i);
+		pt_exp_attrs(test, r, PT_WRITTEN |
+			     (cont && i < nr - 1 ? PT_ATTR_CONT : 0),
+			     PT_TEST_MASK);
+	}
+
+	w = pt_test_walk(test, a + P(4), a + P(8), PT_ITER_BATCH);
+	pt_exp_count(test, w, 1);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PTE, a + P(4), a + P(8));
+	pt_exp_page(test, r, folio, 4);
+	pt_exp_attrs(test, r, PT_WRITTEN | (cont ? PT_ATTR_CONT : 0),
+		     PT_TEST_MASK);
+
+	/* A hole in the folio unfolds the contpte block. */
+	pt_test_madvise(test, a + P(7), P(1), MADV_DONTNEED);
+	w = pt_test_walk(test, a, a + P(nr), PT_ITER_BATCH | PT_ITER_HOLES);
+	pt_exp_count(test, w, 3);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PTE, a, a + P(7));
+	pt_exp_page(test, r, folio, 0);
+	pt_exp_attrs(test, r, PT_WRITTEN, PT_TEST_MASK);
+	r = pt_exp(test, w, 1, PT_ITER_NONE, PT_ITER_PTE, a + P(7), a + P(8));
+	KUNIT_EXPECT_NOT_NULL(test, r->ptl);
+	r = pt_exp(test, w, 2, PT_ITER_FOLIO, PT_ITER_PTE, a + P(8),
+		   a + P(nr));
+	pt_exp_page(test, r, folio, 8);
+	pt_exp_attrs(test, r, PT_WRITTEN, PT_TEST_MASK);
+}
+
+/*
+ * 7. Holes: missing PTE tables, PMD tables and PUD tables are merged into
+ * one entry, reported without a lock; a hole inside one PTE table is
+ * reported with its lock.
+ */
+static void pt_iter_test_holes(struct kunit *test)
+{
+	unsigned long m, b, p0, p1, end;
+	const struct pt_rec *r;
+	struct pt_walk *w;
+
+	m = pt_test_mmap(test, NULL, 0, 3 * PUD_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
+	b = ALIGN(m + PMD_SIZE, PUD_SIZE);
+	p0 = b - PMD_SIZE + P(2);
+	p1 = b + PUD_SIZE + 2 * PMD_SIZE + P(1);
+	end = b + PUD_SIZE + 4 * PMD_SIZE;
+	KUNIT_ASSERT_LE(test, end, m + 3 * PUD_SIZE);
+	pt_test_write(test, p0, 1);
+	pt_test_write(test, p1, 1);
+
+	w = pt_test_walk(test, b - PMD_SIZE, end, PT_ITER_HOLES);
+	pt_exp_count(test, w, 5);
+	r = pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PTE, b - PMD_SIZE, p0);
+	KUNIT_EXPECT_NOT_NULL(test, r->ptl);
+	pt_exp(test, w, 1, PT_ITER_FOLIO, PT_ITER_PTE, p0, p0 + P(1));
+	/* Rest of a PTE table, a PUD entry, two PMD entries, two PTEs. */
+	r = pt_exp(test, w, 2, PT_ITER_NONE, PT_ITER_PTE, p0 + P(1), p1);
+	KUNIT_EXPECT_NULL(test, r->ptl);
+	pt_exp(test, w, 3, PT_ITER_FOLIO, PT_ITER_PTE, p1, p1 + P(1));
+	/* Rest of a PTE table and a PMD entry. */
+	r = pt_exp(test, w, 4, PT_ITER_NONE, PT_ITER_PTE, p1 + P(1), end);
+	KUNIT_EXPECT_NULL(test, r->ptl);
+
+	w = pt_test_walk(test, b - PMD_SIZE, end, PT_ITER_BATCH);
+	pt_exp_count(test, w, 2);
+	pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PTE, p0, p0 + P(1));
+	pt_exp(test, w, 1, PT_ITER_FOLIO, PT_ITER_PTE, p1, p1 + P(1));
+
+	/* The level of a hole is that of its first missing entry. */
+	w = pt_test_walk(test, b, end, PT_ITER_HOLES);
+	pt_exp_count(test, w, 3);
+	r = pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PUD, b, p1);
+	KUNIT_EXPECT_NULL(test, r->ptl);
+	w = pt_test_walk(test, b + PUD_SIZE, end, PT_ITER_HOLES);
+	pt_exp_count(test, w, 3);
+	r = pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PMD, b + PUD_SIZE, p1);
+	KUNIT_EXPECT_NULL(test, r->ptl);
+	w = pt_test_walk(test, p1 - P(1), end, PT_ITER_HOLES);
+	pt_exp_count(test, w, 3);
+	r = pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PTE, p1 - P(1), p1);
+	KUNIT_EXPECT_NOT_NULL(test, r->ptl);
+
+	/* A range that is one hole over a missing PMD table. */
+	w = pt_test_walk(test, b + P(1), b + PUD_SIZE - P(1), PT_ITER_HOLES);
+	pt_exp_count(test, w, 1);
+	r = pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PUD, b + P(1),
+		   b + PUD_SIZE - P(1));
+	KUNIT_EXPECT_NULL(test, r->ptl);
+	w = pt_test_walk(test, b, b + PUD_SIZE, 0);
+	pt_exp_count(test, w, 0);
+}
+
+/* Install @new at @addr, remembering the old PTE in @old. */
+static void pt_test_install(struct kunit *test, struct vm_area_struct *vma,
+			    unsigned long addr, pte_t new, pte_t *old)
+{
+	KUNIT_EXPECT_TRUE(test, pt_test_xchg_pte(vma, addr, new, old));
+}
+
+/*
+ * 8. Swap-format PTEs installed under the PTL: swap, migration, hwpoison,
+ * pte markers, device-exclusive.  Each is one entry of one page with its
+ * lock held, never batched.  The original PTEs are put back before the mm
+ * goes away.
+ */
+static void pt_iter_test_swap_ptes(struct kunit *test)
+{
+	unsigned long a = pt_test_anon(test, PMD_SIZE, PMD_SIZE, 0);
+	struct mm_struct *mm = current->mm;
+	struct folio *folio[8];
+	struct vm_area_struct *vma;
+	swp_entry_t swp[16] = {};
+	pte_t old[16], new[16];
+	struct pt_walk *w;
+	const struct pt_rec *r;
+	int i, n;
+
+	pt_test_write(test, a, P(8));
+	for (i = 0; i < 8; i++)
+		folio[i] = pt_test_folio(test, a + P(i));
+
+	swp[1] = swp_entry(0, 0x1234);
+	swp[2] = make_readable_migration_entry(folio_pfn(folio[2]));
+#ifdef CONFIG_MEMORY_FAILURE
+	swp[3] = swp_entry(SWP_HWPOISON, folio_pfn(folio[3]));
+#endif
+	swp[4] = make_poisoned_swp_entry();
+#ifdef CONFIG_DEVICE_PRIVATE
+	swp[5] = make_readable_device_exclusive_entry(folio_pfn(folio[5]));
+#endif
+#ifdef CONFIG_PTE_MARKER_UFFD_WP
+	swp[6] = make_pte_marker_entry(PTE_MARKER_UFFD_WP);
+#endif
+	/* Two swap entries of consecutive slots, in empty PTEs. */
+	swp[8] = swp_entry(0, 0x2000);
+	swp[9] = swp_entry(0, 0x2001);
+	for (i = 0; i < 16; i++)
+		new[i] = swp[i].val ? swp_entry_to_pte(swp[i]) : __pte(0);
+#ifdef CONFIG_MEM_SOFT_DIRTY
+	new[1] = pte_swp_mksoft_dirty(new[1]);
+#endif
+#ifdef CONFIG_HAVE_ARCH_USERFAULTFD_WP
+	new[9] = pte_swp_mkuffd_wp(new[9]);
+#endif
+
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, a);
+	folio_lock(folio[2]);
+	folio_lock(folio[3]);
+	for (i = 0; i < 16; i++)
+		if (swp[i].val)
+			pt_test_install(test, vma, a + P(i), new[i], &old[i]);
+
+	w = pt_walk_alloc(test);
+	pt_walk_locked(w, vma, a, a + P(16), PT_ITER_HOLES | PT_ITER_BATCH);
+
+	for (i = 0; i < 16; i++)
+		if (swp[i].val)
+			pt_test_install(test, vma, a + P(i), old[i], &new[i]);
+	folio_unlock(folio[3]);
+	folio_unlock(folio[2]);
+	mmap_write_unlock(mm);
+
+	pt_walk_check(test, w);
+	pt_exp_count(test, w, 11);
+	n = 0;
+	r = pt_exp(test, w, n++, PT_ITER_FOLIO, PT_ITER_PTE, a, a + P(1));
+	pt_exp_page(test, r, folio[0], 0);
+
+	r = pt_exp(test, w, n++, PT_ITER_SWAP, PT_ITER_PTE, a + P(1), a + P(2));
+	KUNIT_EXPECT_EQ(test, r->swp.val, swp[1].val);
+	pt_exp_attrs(test, r, PT_TEST_SD, PT_TEST_MASK);
+
+	r = pt_exp(test, w, n++, PT_ITER_MIGRATION, PT_ITER_PTE, a + P(2),
+		   a + P(3));
+	KUNIT_EXPECT_EQ(test, r->swp.val, swp[2].val);
+	pt_exp_page(test, r, folio[2], 0);
+	pt_exp_attrs(test, r, 0, PT_TEST_MASK);
+
+	if (swp[3].val) {
+		r = pt_exp(test, w, n++, PT_ITER_HWPOISON, PT_ITER_PTE,
+			   a + P(3), a + P(4));
+		KUNIT_EXPECT_EQ(test, r->swp.val, swp[3].val);
+		KUNIT_EXPECT_PTR_EQ(test, r->page, &folio[3]->page);
+		KUNIT_EXPECT_NULL(test, r->folio);
+		KUNIT_EXPECT_EQ(test, r->pfn, folio_pfn(folio[3]));
+	} else {
+		pt_exp(test, w, n++, PT_ITER_FOLIO, PT_ITER_PTE, a + P(3),
+		       a + P(4));
+	}
+
+	r = pt_exp(test, w, n++, PT_ITER_MARKER, PT_ITER_PTE, a + P(4),
+		   a + P(5));
+	KUNIT_EXPECT_EQ(test, r->swp.val, swp[4].val);
+	pt_exp_attrs(test, r, 0, PT_TEST_MASK);
+
+	if (swp[5].val) {
+		r = pt_exp(test, w, n++, PT_ITER_DEVICE, PT_ITER_PTE, a + P(5),
+			   a + P(6));
+		KUNIT_EXPECT_EQ(test, r->swp.val, swp[5].val);
+		pt_exp_page(test, r, folio[5], 0);
+	} else {
+		r = pt_exp(test, w, n++, PT_ITER_FOLIO, PT_ITER_PTE, a + P(5),
+			   a + P(6));
+		kunit_info(test, "no CONFIG_DEVICE_PRIVATE: no device entry");
+	}
+	if (swp[6].val) {
+		r = pt_exp(test, w, n++, PT_ITER_MARKER, PT_ITER_PTE, a + P(6),
+			   a + P(7));
+		KUNIT_EXPECT_EQ(test, r->swp.val, swp[6].val);
+		pt_exp_attrs(test, r, PT_ATTR_UFFD_WP, PT_TEST_MASK);
+	} else {
+		r = pt_exp(test, w, n++, PT_ITER_FOLIO, PT_ITER_PTE, a + P(6),
+			   a + P(7));
+		kunit_info(test, "no CONFIG_PTE_MARKER_UFFD_WP: no uffd-wp marker");
+	}
+	r = pt_exp(test, w, n++, PT_ITER_FOLIO, PT_ITER_PTE, a + P(7),
+		   a + P(8));
+	pt_exp_page(test, r, folio[7], 0);
+	r = pt_exp(test, w, n++, PT_ITER_SWAP, PT_ITER_PTE, a + P(8), a + P(9));
+	KUNIT_EXPECT_EQ(test, r->swp.val, swp[8].val);
+	pt_exp_attrs(test, r, 0, PT_TEST_MASK);
+	r = pt_exp(test, w, n++, PT_ITER_SWAP, PT_ITER_PTE, a + P(9),
+		   a + P(10));
+	KUNIT_EXPECT_EQ(test, r->swp.val, swp[9].val);
+	pt_exp_attrs(test, r, IS_ENABLED(CONFIG_HAVE_ARCH_USERFAULTFD_WP) ?
+		     PT_ATTR_UFFD_WP : 0, PT_TEST_MASK);
+	r = pt_exp(test, w, n++, PT_ITER_NONE, PT_ITER_PTE, a + P(10),
+		   a + P(16));
+
+	/* Everything was put back. */
+	w = pt_test_walk(test, a, a + P(16), PT_ITER_HOLES);
+	pt_exp_count(test, w, 9);
+	for (i = 0; i < 8; i++) {
+		r = pt_exp(test, w, i, PT_ITER_FOLIO, PT_ITER_PTE, a + P(i),
+			   a + P(i + 1));
+		pt_exp_page(test, r, folio[i], 0);
+	}
+}
+
+/*
+ * 9. A PMD migration entry in place of a PMD-mapped THP: one PMD entry,
+ * clipped like the THP was, with the folio and page under migration.
+ */
+static void pt_iter_test_pmd_migration(struct kunit *test)
+{
+#ifdef CONFIG_ARCH_ENABLE_THP_MIGRATION
+	unsigned long a = pt_test_anon(test, 2 * PMD_SIZE, PMD_SIZE,
+				       MADV_HUGEPAGE);
+	unsigned long t = a + PMD_SIZE;
+	struct mm_struct *mm = current->mm;
+	struct pt_walk *w[3];
+	const struct pt_rec *r;
+	struct vm_area_struct *vma;
+	struct folio *folio;
+	pmd_t *pmdp, orig, swpmd;
+	swp_entry_t swp;
+	spinlock_t *ptl;	/* the PMD lock */
+	bool done = false;
+	int i;
+
+	folio = pt_test_thp(test, t);
+	pt_test_madvise(test, a, 2 * PMD_SIZE, MADV_NOHUGEPAGE);
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		w[i] = pt_walk_alloc(test);
+	swp = make_writable_migration_entry(folio_pfn(folio));
+
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, t);
+	pmdp = pt_test_pmdp(mm, t);
+	if (vma && pmdp) {
+		folio_lock(folio);
+		ptl = pmd_lock(mm, pmdp);
+		orig = pmdp_huge_clear_flush(vma, t, pmdp);
+		swpmd = swp_entry_to_pmd(swp);
+		if (pmd_soft_dirty(orig))
+			swpmd = pmd_swp_mksoft_dirty(swpmd);
+		set_pmd_at(mm, t, pmdp, swpmd);
+		spin_unlock(ptl);
+
+		pt_walk_locked(w[0], vma, t, t + PMD_SIZE, 0);
+		pt_walk_locked(w[1], vma, t + P(2), t + P(3), PT_ITER_BATCH);
+		pt_walk_locked(w[2], vma, t - P(1), t + PMD_SIZE,
+			       PT_ITER_HOLES);
+
+		ptl = pmd_lock(mm, pmdp);
+		pmdp_huge_get_and_clear(mm, t, pmdp);
+		set_pmd_at(mm, t, pmdp, orig);
+		spin_unlock(ptl);
+		folio_unlock(folio);
+		done = true;
+	}
+	mmap_write_unlock(mm);
+	KUNIT_ASSERT_TRUE(test, done);
+
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		pt_walk_check(test, w[i]);
+	pt_exp_count(test, w[0], 1);
+	r = pt_exp(test, w[0], 0, PT_ITER_MIGRATION, PT_ITER_PMD, t,
+		   t + PMD_SIZE);
+	KUNIT_EXPECT_EQ(test, r->swp.val, swp.val);
+	pt_exp_page(test, r, folio, 0);
+	pt_exp_attrs(test, r, PT_TEST_SD, PT_TEST_MASK);
+	KUNIT_EXPECT_TRUE(test, pmd_same(r->pmd, swpmd));
+
+	pt_exp_count(test, w[1], 1);
+	r = pt_exp(test, w[1], 0, PT_ITER_MIGRATION, PT_ITER_PMD, t + P(2),
+		   t + P(3));
+	pt_exp_page(test, r, folio, 2);
+	pt_exp_attrs(test, r, PT_TEST_SD | PT_ATTR_CLIPPED, PT_TEST_MASK);
+
+	pt_exp_count(test, w[2], 2);
+	pt_exp(test, w[2], 0, PT_ITER_NONE, PT_ITER_PMD, t - P(1), t);
+	pt_exp(test, w[2], 1, PT_ITER_MIGRATION, PT_ITER_PMD, t, t + PMD_SIZE);
+
+	/* And the THP is back. */
+	w[0] = pt_test_walk(test, t, t + PMD_SIZE, 0);
+	pt_exp_count(test, w[0], 1);
+	r = pt_exp(test, w[0], 0, PT_ITER_FOLIO, PT_ITER_PMD, t, t + PMD_SIZE);
+	pt_exp_page(test, r, folio, 0);
+#else
+	kunit_skip(test, "no CONFIG_ARCH_ENABLE_THP_MIGRATION");
+#endif
+}
+
+#ifdef CONFIG_HUGETLB_PAGE
+struct pt_hugetlb_param {
+	unsigned int shift;
+	const char *name;
+};
+
+static const struct pt_hugetlb_param pt_hugetlb_params[] = {
+	{ 16, "64K" },
+	{ 21, "2M" },
+	{ 25, "32M" },
+};
+
+static void pt_hugetlb_desc(const struct pt_hugetlb_param *p, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", p->name);
+}
+
+KUNIT_ARRAY_PARAM(pt_hugetlb, pt_hugetlb_params, pt_hugetlb_desc);
+
+/*
+ * Map @nr hugetlb pages of 1 << @shift bytes (MAP_SHARED, so that the
+ * hugetlb VMA lock exists), after making sure @need pages are free.  Skips
+ * the test if the size does not exist or has no free pages.
+ */
+static unsigned long pt_test_hugetlb_map(struct kunit *test,
+					 unsigned int shift, unsigned long nr,
+					 unsigned long need, unsigned long addr,
+					 unsigned long flags)
+{
+	struct hstate *h = size_to_hstate(1UL << shift);
+	struct file *file;
+	int i;
+
+	if (!h)
+		kunit_skip(test, "no hugetlb pages of %luK", 1UL << (shift - 10));
+	/* Pages of an earlier test may still wait for a delayed fput. */
+	for (i = 0; i < 200 && READ_ONCE(h->free_huge_pages) < need; i++) {
+		flush_delayed_fput();
+		usleep_range(5000, 6000);
+	}
+	if (READ_ONCE(h->free_huge_pages) < need)
+		kunit_skip(test, "%lu free hugetlb pages of %luK, %lu needed",
+			   READ_ONCE(h->free_huge_pages), 1UL << (shift - 10),
+			   need);
+
+	file = hugetlb_file_setup(HUGETLB_ANON_FILE, nr << shift, VM_NORESERVE,
+				  HUGETLB_ANONHUGE_INODE, shift);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(file), "hugetlb_file_setup: %ld",
+			       PTR_ERR(file));
+	addr = kunit_vm_mmap(test, file, addr, nr << shift,
+			     PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_NORESERVE | flags, 0);
+	fput(file);
+	KUNIT_ASSERT_TRUE_MSG(test, addr && !IS_ERR_VALUE(addr),
+			      "vm_mmap: %ld", (long)addr);
+	return addr;
+}
+
+/*
+ * Replace the hugetlb entry at @addr by a migration entry for @folio, walk
+ * [addr, addr + size) and [addr + 2 pages, addr + 3 pages) into @w, and
+ * put the entry back.  The mmap lock is held for write.
+ */
+static bool pt_test_hugetlb_migration(struct vm_area_struct *vma,
+				      unsigned long addr, struct folio *folio,
+				      swp_entry_t swp, struct pt_walk **w)
+{
+	struct hstate *h = hstate_vma(vma);
+	unsigned long sz = huge_page_size(h);
+	struct mm_struct *mm = vma->vm_mm;
+	spinlock_t *ptl;	/* the hugetlb entry's lock */
+	pte_t *ptep, orig;
+
+	hugetlb_vma_lock_write(vma);
+	ptep = hugetlb_walk(vma, addr, sz);
+	if (!ptep) {
+		hugetlb_vma_unlock_write(vma);
+		return false;
+	}
+	ptl = huge_pte_lock(h, mm, ptep);
+	orig = huge_ptep_clear_flush(vma, addr, ptep);
+	set_huge_pte_at(mm, addr, ptep, swp_entry_to_pte(swp), sz);
+	spin_unlock(ptl);
+	hugetlb_vma_unlock_write(vma);
+
+	pt_walk_locked(w[0], vma, addr, addr + sz, PT_ITER_HOLES);
+	pt_walk_locked(w[1], vma, addr + P(2), addr + P(3), PT_ITER_BATCH);
+
+	hugetlb_vma_lock_write(vma);
+	ptep = hugetlb_walk(vma, addr, sz);
+	ptl = huge_pte_lock(h, mm, ptep);
+	huge_ptep_get_and_clear(mm, addr, ptep, sz);
+	set_huge_pte_at(mm, addr, ptep, orig, sz);
+	spin_unlock(ptl);
+	hugetlb_vma_unlock_write(vma);
+	return true;
+}
+
+/*
+ * 10. One hugetlb page between two holes: one logical leaf of the hstate's
+ * level with PT_ATTR_HUGETLB (and PT_ATTR_CONT for cont-PTE and cont-PMD
+ * sizes), clipped to the range, the hugetlb VMA lock held throughout.  The
+ * same page replaced by a migration entry: the same leaf, of type
+ * PT_ITER_MIGRATION, with the folio and the page at the first address.
+ */
+static void pt_test_hugetlb_sized(struct kunit *test, unsigned int shift)
+{
+	unsigned long sz = 1UL << shift, a, h0;
+	enum pt_iter_level level = pt_test_size_level(sz);
+	unsigned int cont = (sz != PMD_SIZE && sz != PUD_SIZE) ?
+			    PT_ATTR_CONT : 0;
+	unsigned int want = PT_ATTR_WRITE | PT_ATTR_DIRTY | PT_ATTR_HUGETLB |
+			    cont;
+	struct vm_area_struct *vma;
+	struct pt_walk *mw[2];
+	const struct pt_rec *r;
+	struct mm_struct *mm;
+	struct folio *folio;
+	struct pt_walk *w;
+	swp_entry_t swp;
+	bool done = false;
+	int f;
+
+	a = pt_test_hugetlb_map(test, shift, 3, 1, 0, 0);
+	mm = current->mm;
+	h0 = a + sz;
+	pt_test_write(test, h0, 1);
+
+	for (f = 0; f < 4; f++) {
+		unsigned int flags = (f & 1 ? PT_ITER_BATCH : 0) |
+				     (f & 2 ? PT_ITER_HOLES : 0);
+		int i = 0;
+
+		w = pt_test_walk(test, a, a + 3 * sz, flags);
+		pt_exp_count(test, w, f & 2 ? 3 : 1);
+		if (f & 2) {
+			r = pt_exp(test, w, i++, PT_ITER_NONE, PT_ANY_LEVEL,
+				   a, h0);
+			KUNIT_EXPECT_NULL(test, r->ptl);
+		}
+		r = pt_exp(test, w, i++, PT_ITER_FOLIO, level, h0, h0 + sz);
+		pt_exp_attrs(test, r, want, PT_TEST_HMASK);
+		KUNIT_EXPECT_EQ(test, r->page_idx, 0);
+		KUNIT_EXPECT_EQ(test, r->folio_nr, sz >> PAGE_SHIFT);
+		KUNIT_EXPECT_TRUE(test, r->folio && folio_test_hugetlb(r->folio));
+		KUNIT_EXPECT_EQ(test, r->pfn, pte_pfn(r->pte));
+		if (f & 2) {
+			r = pt_exp(test, w, i++, PT_ITER_NONE, PT_ANY_LEVEL,
+				   h0 + sz, h0 + 2 * sz);
+			KUNIT_EXPECT_NULL(test, r->ptl);
+		}
+	}
+	folio = w->rec[1].folio;
+	KUNIT_ASSERT_NOT_NULL(test, folio);
+
+	/* Inside the leaf. */
+	w = pt_test_walk(test, h0 + P(1), h0 + P(2), PT_ITER_BATCH);
+	pt_exp_count(test, w, 1);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, level, h0 + P(1), h0 + P(2));
+	pt_exp_attrs(test, r, want | PT_ATTR_CLIPPED, PT_TEST_HMASK);
+	pt_exp_page(test, r, folio, 1);
+
+	/* From the middle of the leaf into the hole after it. */
+	w = pt_test_walk(test, h0 + sz / 2, h0 + sz + P(1), PT_ITER_HOLES);
+	pt_exp_count(test, w, 2);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, level, h0 + sz / 2, h0 + sz);
+	pt_exp_attrs(test, r, want | PT_ATTR_CLIPPED, PT_TEST_HMASK);
+	pt_exp_page(test, r, folio, (sz / 2) >> PAGE_SHIFT);
+	r = pt_exp(test, w, 1, PT_ITER_NONE, PT_ANY_LEVEL, h0 + sz,
+		   h0 + sz + P(1));
+	KUNIT_EXPECT_NULL(test, r->ptl);
+
+	/* A migration entry in its place. */
+	swp = make_readable_migration_entry(folio_pfn(folio));
+	mw[0] = pt_walk_alloc(test);
+	mw[1] = pt_walk_alloc(test);
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, h0);
+	if (vma) {
+		folio_lock(folio);
+		done = pt_test_hugetlb_migration(vma, h0, folio, swp, mw);
+		folio_unlock(folio);
+	}
+	mmap_write_unlock(mm);
+	KUNIT_ASSERT_TRUE(test, done);
+
+	pt_walk_check(test, mw[0]);
+	pt_walk_check(test, mw[1]);
+	pt_exp_count(test, mw[0], 1);
+	r = pt_exp(test, mw[0], 0, PT_ITER_MIGRATION, level, h0, h0 + sz);
+	KUNIT_EXPECT_EQ(test, r->swp.val, swp.val);
+	pt_exp_page(test, r, folio, 0);
+	pt_exp_attrs(test, r, PT_ATTR_HUGETLB | cont, PT_TEST_HMASK);
+	pt_exp_count(test, mw[1], 1);
+	r = pt_exp(test, mw[1], 0, PT_ITER_MIGRATION, level, h0 + P(2),
+		   h0 + P(3));
+	pt_exp_page(test, r, folio, 2);
+	pt_exp_attrs(test, r, PT_ATTR_HUGETLB | PT_ATTR_CLIPPED | cont,
+		     PT_TEST_HMASK);
+
+	/* And the page is back. */
+	w = pt_test_walk(test, h0, h0 + sz, 0);
+	pt_exp_count(test, w, 1);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, level, h0, h0 + sz);
+	pt_exp_page(test, r, folio, 0);
+	pt_exp_attrs(test, r, want, PT_TEST_HMASK);
+}
+
+static void pt_iter_test_hugetlb(struct kunit *test)
+{
+	const struct pt_hugetlb_param *p = test->param_value;
+
+	pt_test_hugetlb_sized(test, p->shift);
+}
+
+/* The same for a PUD-sized page: slow, as faulting it clears 1G. */
+static void pt_iter_test_hugetlb_pud(struct kunit *test)
+{
+	pt_test_hugetlb_sized(test, PUD_SHIFT);
+}
+
+/*
+ * 11. A hugetlb PMD table shared by two VMAs mapping the same file at
+ * PUD-aligned addresses: PT_ATTR_SHARED_TABLE in both.
+ */
+static void pt_iter_test_hugetlb_shared_table(struct kunit *test)
+{
+	unsigned long m, b, b2;
+	const struct pt_rec *r;
+	struct hstate *h = size_to_hstate(PMD_SIZE);
+	struct folio *folio;
+	struct pt_walk *w;
+	struct file *file;
+	spinlock_t *ptl;	/* the lock of the first VMA's entry */
+	int i;
+
+	if (!IS_ENABLED(CONFIG_HUGETLB_PMD_PAGE_TABLE_SHARING))
+		kunit_skip(test, "no hugetlb PMD sharing");
+	if (!h)
+		kunit_skip(test, "no PMD-sized hugetlb pages");
+	for (i = 0; i < 200 && READ_ONCE(h->free_huge_pages) < 1; i++) {
+		flush_delayed_fput();
+		usleep_range(5000, 6000);
+	}
+	if (!READ_ONCE(h->free_huge_pages))
+		kunit_skip(test, "no free PMD-sized hugetlb page");
+
+	/* Address space for two PUD-aligned VMAs. */
+	m = pt_test_mmap(test, NULL, 0, 3 * PUD_SIZE, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
+	b = ALIGN(m, PUD_SIZE);
+	b2 = b + PUD_SIZE;
+	file = hugetlb_file_setup(HUGETLB_ANON_FILE, PUD_SIZE, VM_NORESERVE,
+				  HUGETLB_ANONHUGE_INODE, PMD_SHIFT);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	m = kunit_vm_mmap(test, file, b, PUD_SIZE, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_FIXED | MAP_NORESERVE, 0);
+	KUNIT_EXPECT_EQ(test, m, b);
+	m = kunit_vm_mmap(test, file, b2, PUD_SIZE, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_FIXED | MAP_NORESERVE, 0);
+	KUNIT_EXPECT_EQ(test, m, b2);
+	fput(file);
+
+	pt_test_write(test, b, 1);
+	/* The second VMA's fault finds the first one's PMD table. */
+	pt_test_read(test, b2);
+
+	w = pt_test_walk(test, b, b + 2 * PMD_SIZE, PT_ITER_HOLES);
+	pt_exp_count(test, w, 2);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PMD, b, b + PMD_SIZE);
+	pt_exp_attrs(test, r, PT_ATTR_HUGETLB | PT_ATTR_SHARED_TABLE,
+		     PT_ATTR_HUGETLB | PT_ATTR_SHARED_TABLE | PT_ATTR_CONT);
+	folio = r->folio;
+	ptl = r->ptl;
+	r = pt_exp(test, w, 1, PT_ITER_NONE, PT_ITER_PMD, b + PMD_SIZE,
+		   b + 2 * PMD_SIZE);
+	KUNIT_EXPECT_NULL(test, r->ptl);
+
+	w = pt_test_walk(test, b2, b2 + PMD_SIZE, 0);
+	pt_exp_count(test, w, 1);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PMD, b2, b2 + PMD_SIZE);
+	pt_exp_attrs(test, r, PT_ATTR_HUGETLB | PT_ATTR_SHARED_TABLE,
+		     PT_ATTR_HUGETLB | PT_ATTR_SHARED_TABLE | PT_ATTR_CONT);
+	KUNIT_EXPECT_PTR_EQ(test, r->folio, folio);
+	/* One table, one lock. */
+	KUNIT_EXPECT_PTR_EQ(test, r->ptl, ptl);
+}
+#endif /* CONFIG_HUGETLB_PAGE */
+
+/*
+ * 12. Leaving the loop early: pt_iter_end() drops the PTE table lock, a
+ * PMD leaf lock, the hugetlb VMA lock; the iterator is then exhausted, and
+ * calling pt_iter_end() again is harmless.
+ */
+static void pt_iter_test_break(struct kunit *test)
+{
+	unsigned long a = pt_test_anon(test, 2 * PMD_SIZE, PMD_SIZE,
+				       MADV_HUGEPAGE);
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	spinlock_t *ptl[3] = {};
+	unsigned long at[3] = {};
+	bool held[3] = {}, locked_after[3], more[3];
+	int depth[3], base, i;
+	struct pt_iter it;
+
+	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
+		kunit_skip(test, "no THP");
+	pt_test_thp(test, a + PMD_SIZE);
+	pt_test_madvise(test, a, 2 * PMD_SIZE, MADV_NOHUGEPAGE);
+	pt_test_write(test, a, P(4));
+	pt_test_write(test, a + P(6), 1);
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, a);
+	base = pt_test_lock_depth();
+	/* 0: on a PTE; 1: on a locked hole; 2: on a PMD leaf. */
+	for (i = 0; i < 3; i++) {
+		unsigned long stop = i == 0 ? a + P(2) :
+				     i == 1 ? a + P(4) : a + PMD_SIZE;
+
+		for_each_pt_entry(&it, vma, a, a + 2 * PMD_SIZE, PT_ITER_HOLES) {
+			if (it.addr == stop) {
+				ptl[i] = it.ptl;
+				at[i] = it.addr;
+				held[i] = it.ptl && pt_test_spin_held(it.ptl);
+				break;
+			}
+		}
+		pt_iter_end(&it);
+		depth[i] = pt_test_lock_depth();
+		locked_after[i] = ptl[i] && pt_test_locked(ptl[i]);
+		pt_iter_end(&it);
+		more[i] = pt_iter_next(&it);
+		if (more[i])
+			pt_iter_end(&it);
+	}
+	mmap_read_unlock(mm);
+
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_NE_MSG(test, at[i], 0UL, "case %d: not reached", i);
+		KUNIT_EXPECT_TRUE_MSG(test, held[i], "case %d: no lock", i);
+		KUNIT_EXPECT_FALSE_MSG(test, locked_after[i],
+				       "case %d: ptl held after pt_iter_end", i);
+		if (pt_test_depth_valid())
+			KUNIT_EXPECT_EQ_MSG(test, depth[i], base,
+					    "case %d: locks after pt_iter_end",
+					    i);
+		KUNIT_EXPECT_FALSE_MSG(test, more[i],
+				       "case %d: entries after pt_iter_end", i);
+	}
+}
+
+/*
+ * 13. pt_iter_pause(): every lock is dropped (the caller may sleep), and
+ * the walk resumes where asked: after the entry, at the entry again, or
+ * further on.
+ */
+static void pt_iter_test_pause(struct kunit *test)
+{
+	/* Pages visited, relative to the start. */
+	static const unsigned long want[] = { 0, 1, 2, 3, 4, 4, 7, 512, 515 };
+	unsigned long a = pt_test_anon(test, 2 * PMD_SIZE, PMD_SIZE,
+				       MADV_HUGEPAGE);
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	int depth[4] = {}, base, n = 0, k = 0, i;
+	bool locked_after[4] = {}, held[12] = {};
+	unsigned long seen[12] = {};
+	spinlock_t *ptl;	/* the lock of the paused entry */
+	struct pt_iter it;
+
+	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
+		kunit_skip(test, "no THP");
+	pt_test_thp(test, a + PMD_SIZE);
+	pt_test_madvise(test, a, 2 * PMD_SIZE, MADV_NOHUGEPAGE);
+	pt_test_write(test, a, P(8));
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, a);
+	base = pt_test_lock_depth();
+	for_each_pt_entry(&it, vma, a, a + PMD_SIZE + P(8), 0) {
+		if (n == ARRAY_SIZE(seen)) {
+			pt_iter_end(&it);
+			break;
+		}
+		seen[n] = it.addr;
+		held[n] = it.ptl && pt_test_spin_held(it.ptl);
+		ptl = it.ptl;
+		switch (n++) {
+		case 2:		/* go on after this entry */
+			pt_iter_pause(&it, it.end);
+			break;
+		case 4:		/* look at this entry again */
+			pt_iter_pause(&it, it.addr);
+			break;
+		case 5:		/* skip ahead */
+			pt_iter_pause(&it, a + P(7));
+			break;
+		case 7:		/* a PMD leaf, resume inside it */
+			pt_iter_pause(&it, it.addr + P(3));
+			break;
+		default:
+			continue;
+		}
+		depth[k] = pt_test_lock_depth();
+		locked_after[k] = pt_test_locked(ptl);
+		/* Sleep only if nothing is held, or lockdep would trip. */
+		if (!locked_after[k] && (!pt_test_depth_valid() ||
+					 depth[k] == base))
+			usleep_range(1000, 2000);
+		k++;
+	}
+	mmap_read_unlock(mm);
+
+	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(want));
+	for (i = 0; i < ARRAY_SIZE(want) && i < n; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, seen[i], a + P(want[i]), "entry %d",
+				    i);
+		KUNIT_EXPECT_TRUE_MSG(test, held[i], "entry %d: no lock", i);
+	}
+	KUNIT_EXPECT_EQ(test, k, 4);
+	for (i = 0; i < k; i++) {
+		KUNIT_EXPECT_FALSE_MSG(test, locked_after[i],
+				       "pause %d: ptl still held", i);
+		if (pt_test_depth_valid())
+			KUNIT_EXPECT_EQ_MSG(test, depth[i], base,
+					    "pause %d: locks still held", i);
+	}
+}
+
+#ifdef CONFIG_HUGETLB_PAGE
+/*
+ * 14. pt_iter_pause() and pt_iter_end() on hugetlb drop the hugetlb VMA
+ * lock, which the next step takes again.
+ */
+static void pt_iter_test_hugetlb_locking(struct kunit *test)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	bool walk_held[3] = {}, walk_paused = true, walk_ended = true;
+	int n = 0, depth_paused = 0, depth_ended = 0, base;
+	unsigned long a, seen[3] = {};
+	struct pt_iter it;
+
+	a = pt_test_hugetlb_map(test, PMD_SHIFT, 2, 2, 0, 0);
+	mm = current->mm;
+	pt_test_write(test, a, 2 * PMD_SIZE);
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, a);
+	base = pt_test_lock_depth();
+	for_each_pt_entry(&it, vma, a, a + 2 * PMD_SIZE, 0) {
+		walk_held[n] = pt_test_walk_lock_held(vma) &&
+			       it.ptl && pt_test_spin_held(it.ptl);
+		seen[n] = it.addr;
+		if (n++ == 0) {
+			pt_iter_pause(&it, it.end);
+			walk_paused = pt_test_walk_lock_held(vma);
+			depth_paused = pt_test_lock_depth();
+			if (!walk_paused)
+				usleep_range(1000, 2000);
+		}
+		if (n == ARRAY_SIZE(seen)) {
+			pt_iter_end(&it);
+			break;
+		}
+	}
+	/* Leave the loop on the first entry. */
+	for_each_pt_entry(&it, vma, a, a + 2 * PMD_SIZE, 0)
+		break;
+	pt_iter_end(&it);
+	walk_ended = pt_test_walk_lock_held(vma);
+	depth_ended = pt_test_lock_depth();
+	mmap_read_unlock(mm);
+
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, seen[0], a);
+	KUNIT_EXPECT_EQ(test, seen[1], a + PMD_SIZE);
+	KUNIT_EXPECT_TRUE(test, walk_held[0]);
+	KUNIT_EXPECT_TRUE(test, walk_held[1]);
+	KUNIT_EXPECT_FALSE(test, walk_paused);
+	KUNIT_EXPECT_FALSE(test, walk_ended);
+	if (pt_test_depth_valid()) {
+		KUNIT_EXPECT_EQ(test, depth_paused, base);
+		KUNIT_EXPECT_EQ(test, depth_ended, base);
+	}
+}
+#endif
+
+/*
+ * 15. A walk under the VMA lock alone (no mmap lock), as a page fault
+ * handler would do it.
+ */
+static void pt_iter_test_vma_lock(struct kunit *test)
+{
+	unsigned long a = pt_test_anon(test, PMD_SIZE, PMD_SIZE, 0);
+	struct pt_walk *w = pt_walk_alloc(test);
+	struct vm_area_struct *vma;
+	int i;
+
+	if (!IS_ENABLED(CONFIG_PER_VMA_LOCK))
+		kunit_skip(test, "no CONFIG_PER_VMA_LOCK");
+	pt_test_write(test, a, P(4));
+	pt_test_write(test, a + P(6), P(1));
+	vma = lock_vma_under_rcu(current->mm, a);
+	if (!vma)
+		kunit_skip(test, "could not take the VMA lock");
+	pt_walk_locked(w, vma, a, a + P(8), PT_ITER_HOLES | PT_ITER_BATCH);
+	vma_end_read(vma);
+
+	pt_walk_check(test, w);
+	pt_exp_count(test, w, 7);
+	for (i = 0; i < 4; i++)
+		pt_exp(test, w, i, PT_ITER_FOLIO, PT_ITER_PTE, a + P(i),
+		       a + P(i + 1));
+	pt_exp(test, w, 4, PT_ITER_NONE, PT_ITER_PTE, a + P(4), a + P(6));
+	pt_exp(test, w, 5, PT_ITER_FOLIO, PT_ITER_PTE, a + P(6), a + P(7));
+	pt_exp(test, w, 6, PT_ITER_NONE, PT_ITER_PTE, a + P(7), a + P(8));
+}
+
+struct pt_race {
+	struct mm_struct *mm;
+	unsigned long base;
+	unsigned long ops;
+};
+
+#define PT_RACE_LEN	(2 * PMD_SIZE)
+
+static void pt_race_fault(unsigned long addr, unsigned long len, bool write)
+{
+	char c;
+
+	if (write)
+		len = clear_user((void __user *)addr, len);
+	else
+		len = copy_from_user(&c, (void __user *)addr, 1);
+}
+
+/* Fault, zap and re-fault pages (and a THP) of the range, until stopped. */
+static int pt_race_thread(void *data)
+{
+	struct pt_race *race = data;
+	unsigned long npages = PT_RACE_LEN >> PAGE_SHIFT;
+
+	kthread_use_mm(race->mm);
+	while (!kthread_should_stop()) {
+		unsigned long pg = get_random_u32_below(npages);
+		unsigned long nr = 1 + get_random_u32_below(16);
+		unsigned long addr = race->base + P(pg);
+
+		nr = min(nr, npages - pg);
+		switch (get_random_u32_below(8)) {
+		case 0:
+		case 1:
+		case 2:
+			pt_race_fault(addr, P(nr), true);
+			break;
+		case 3:
+			pt_race_fault(addr, 1, false);
+			break;
+		case 4:
+		case 5:
+			do_madvise(race->mm, addr, P(nr), MADV_DONTNEED);
+			break;
+		case 6:
+			/* The first PMD range is MADV_HUGEPAGE: a new THP. */
+			do_madvise(race->mm, race->base, PMD_SIZE,
+				   MADV_DONTNEED);
+			pt_race_fault(race->base, 1, true);
+			break;
+		default:
+			do_madvise(race->mm, race->base, PT_RACE_LEN,
+				   MADV_DONTNEED);
+			break;
+		}
+		race->ops++;
+		cond_resched();
+	}
+	kthread_unuse_mm(race->mm);
+	return 0;
+}
+
+/* Walk, sometimes pausing and sleeping every few entries. */
+static void pt_race_walk(struct pt_walk *w, struct vm_area_struct *vma,
+			 unsigned long start, unsigned long end,
+			 unsigned int flags, bool pause)
+{
+	struct pt_iter it;
+
+	pt_walk_begin(w, vma, start, end, flags);
+	for_each_pt_entry(&it, vma, start, end, flags) {
+		pt_record(w, &it);
+		if (pause && !(w->nr % 7)) {
+			pt_iter_pause(&it, it.end);
+			cond_resched();
+		}
+	}
+	pt_walk_finish(w);
+}
+
+/*
+ * 16. Walks racing with faults and zaps of another thread of the mm: every
+ * entry stays sane, and nothing crashes or trips lockdep.
+ */
+static void pt_iter_test_race(struct kunit *test)
+{
+	struct pt_race race = {};
+	struct task_struct *task;
+	struct pt_walk *w = pt_walk_alloc(test);
+	unsigned long deadline, walks = 0, entries = 0;
+	struct vm_area_struct *vma;
+	bool ok = true;
+
+	race.base = pt_test_anon(test, PT_RACE_LEN, PMD_SIZE, 0);
+	pt_test_madvise(test, race.base, PMD_SIZE, MADV_HUGEPAGE);
+	race.mm = current->mm;
+	mmget(race.mm);
+	task = kthread_run(pt_race_thread, &race, "pt_iter_race");
+	if (IS_ERR(task)) {
+		mmput(race.mm);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	}
+
+	deadline = jiffies + msecs_to_jiffies(1500);
+	while (ok && time_before(jiffies, deadline)) {
+		unsigned int flags = walks & 3;
+		bool pause = walks & 4;
+
+		mmap_read_lock(race.mm);
+		/* Walk both VMAs (the MADV_HUGEPAGE one and the other). */
+		vma = vma_lookup(race.mm, race.base);
+		if (vma) {
+			w->loose = true;
+			pt_race_walk(w, vma, race.base,
+				     min(vma->vm_end, race.base + PT_RACE_LEN),
+				     flags, pause);
+		}
+		mmap_read_unlock(race.mm);
+		if (vma)
+			ok = pt_walk_check(test, w);
+		entries += w->nr;
+
+		mmap_read_lock(race.mm);
+		vma = vma_lookup(race.mm, race.base + PMD_SIZE);
+		if (vma) {
+			w->loose = true;
+			pt_race_walk(w, vma, race.base + PMD_SIZE,
+				     race.base + PT_RACE_LEN, flags, pause);
+		}
+		mmap_read_unlock(race.mm);
+		if (vma && ok)
+			ok = pt_walk_check(test, w);
+		entries += w->nr;
+		walks++;
+		/* Leave the other thread some CPU time on a busy host. */
+		usleep_range(200, 400);
+	}
+	kthread_stop(task);
+	mmput(race.mm);
+	kunit_info(test, "%lu walks (%lu entries) against %lu faults/zaps",
+		   walks, entries, race.ops);
+	KUNIT_EXPECT_GT(test, walks, 10UL);
+	KUNIT_EXPECT_GT(test, race.ops, 10UL);
+}
+
+static struct kunit_case pt_iter_test_cases[] = {
+	KUNIT_CASE(pt_iter_test_small_pages),
+	KUNIT_CASE(pt_iter_test_pte_attrs),
+	KUNIT_CASE(pt_iter_test_thp_pmd),
+	KUNIT_CASE(pt_iter_test_thp_pte_mapped),
+	KUNIT_CASE(pt_iter_test_thp_vma_split),
+	KUNIT_CASE(pt_iter_test_mthp),
+	KUNIT_CASE(pt_iter_test_holes),
+	KUNIT_CASE(pt_iter_test_swap_ptes),
+	KUNIT_CASE(pt_iter_test_pmd_migration),
+#ifdef CONFIG_HUGETLB_PAGE
+	KUNIT_CASE_PARAM(pt_iter_test_hugetlb, pt_hugetlb_gen_params),
+	KUNIT_CASE_SLOW(pt_iter_test_hugetlb_pud),
+	KUNIT_CASE(pt_iter_test_hugetlb_shared_table),
+	KUNIT_CASE(pt_iter_test_hugetlb_locking),
+#endif
+	KUNIT_CASE(pt_iter_test_break),
+	KUNIT_CASE(pt_iter_test_pause),
+	KUNIT_CASE(pt_iter_test_vma_lock),
+	KUNIT_CASE_SLOW(pt_iter_test_race),
+	{}
+};
+
+static struct kunit_suite pt_iter_test_suite = {
+	.name = "pt_iter",
+	.test_cases = pt_iter_test_cases,
+};
+
+kunit_test_suite(pt_iter_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the pt_iter page table iterator");
+MODULE_LICENSE("GPL");
