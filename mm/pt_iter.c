@@ -11,7 +11,6 @@
  *
  * See Documentation/mm/pt_iter.rst.
  */
-/* PT_ITER_READY */
 
 #include <linux/hugetlb.h>
 #include <linux/huge_mm.h>
