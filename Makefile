@@ -5,6 +5,7 @@
 #   make test           KUnit on x86_64 and arm64 under QEMU (ARCHS="x86_64" to restrict)
 #   make check          checkpatch, kernel-doc, W=1 + sparse build of the pt_iter objects
 #   make check-bisect   build every prefix of the series (slow)
+#   make cross          cross-build the series for 9 architectures (CROSS_ARCHS=)
 #   make series         export a git-am-able series with a cover letter to build/series/
 #   make run, make bench
 #   make clean          remove build/out (kernel builds)
@@ -12,7 +13,7 @@
 
 SHELL := /bin/bash
 
-.PHONY: help setup test check check-bisect series run bench clean distclean
+.PHONY: help setup test check check-bisect cross series run bench clean distclean
 
 help:
 	@sed -n 's/^#   make/make/p' Makefile
@@ -28,6 +29,9 @@ check:
 
 check-bisect:
 	@bash harness/bisect.sh
+
+cross:
+	@bash harness/cross.sh
 
 series:
 	@bash harness/series.sh

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # make check-bisect: check that every prefix of the series builds.
 # For k = 1..N, the scratch tree build/bisect gets patch k and the new files
-# it introduces (copies from the repository), and vmlinux is rebuilt
-# incrementally for each architecture in $ARCHS, in build/out/bisect-$ARCH,
-# with the KUnit configuration of "make test".  Slow: the first run builds
-# two kernels from scratch.
+# it introduces (copies from the repository), and the objects that use what
+# the series changes (SERIES_OBJECTS in lib.sh) are rebuilt for each
+# architecture in $ARCHS, in build/out/bisect-$ARCH, with the KUnit
+# configuration of "make test".  BISECT_FULL=1 builds vmlinux instead (slow:
+# most patches change headers that the whole kernel includes).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -34,6 +35,21 @@ EOF
 	done
 }
 
+# What to build at each step: vmlinux with BISECT_FULL=1, otherwise the
+# objects of SERIES_OBJECTS that exist at this step and are configured
+# (fast: the first patches change headers that most of the kernel includes).
+bisect_targets() {
+	local out=$1 o
+	if [[ ${BISECT_FULL-} == 1 ]]; then
+		echo vmlinux
+		return
+	fi
+	for o in "${SERIES_OBJECTS[@]}"; do
+		[[ -e $BISECT/${o%.o *}.c ]] || continue
+		grep -q "^CONFIG_${o#* }=y" "$out/.config" && echo "${o% *}"
+	done
+}
+
 build_step() {
 	local k=$1 patch=$2 arch=$3 out=$OUT/bisect-$3 log rc=0 warnings note=
 	log=$LOGS/bisect-$k-$arch.log
@@ -42,7 +58,8 @@ build_step() {
 	cp "$LOGS/bisect-$arch.config" "$out/.config"
 	{
 		make -C "$BISECT" O="$out" "${MAKE_ARCH[@]}" olddefconfig &&
-		make -C "$BISECT" O="$out" "${MAKE_ARCH[@]}" -j"$(nproc)" vmlinux
+		make -C "$BISECT" O="$out" "${MAKE_ARCH[@]}" -j"$(nproc)" \
+			$(bisect_targets "$out")
 	} >"$log" 2>&1 || rc=$?
 	warnings=$(grep -c 'warning:' "$log" || true)
 	if ((rc)); then

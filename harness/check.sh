@@ -4,7 +4,10 @@
 #  2. scripts/checkpatch.pl --strict -f on every new .c/.h file;
 #  3. scripts/kernel-doc -Wall on include/linux/pt_iter.h and mm/pt_iter*.c;
 #  4. a W=1 C=1 (gcc extra warnings + sparse) build of the pt_iter objects,
-#     in the x86_64 KUnit build directory.
+#     in the x86_64 KUnit build directory;
+#  5. no indirect call in the walk: objdump of mm/pt_iter.o (x86_64, built
+#     with retpolines) must show no indirect call or jump and no reference
+#     to a retpoline thunk.
 # Any warning or error fails the check.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -100,6 +103,26 @@ sparse_build() {
 	rm -f "$result"
 }
 
+# The walk must make no indirect call: with CONFIG_MITIGATION_RETPOLINE an
+# indirect call or jump is compiled as a call of an __x86_indirect_* thunk,
+# without it as "call *"/"jmp *".  (__x86_return_thunk is a return.)
+no_indirect_calls() {
+	local obj=$OUT/kunit-$ARCH/mm/pt_iter.o out rc=0
+	out=$(mktemp)
+	if [[ ! -f $obj ]]; then
+		echo "$obj: not built" >"$out"
+		rc=1
+	elif ! grep -q '^CONFIG_MITIGATION_RETPOLINE=y' "$OUT/kunit-$ARCH/.config"; then
+		echo "the x86_64 KUnit config has no CONFIG_MITIGATION_RETPOLINE" >"$out"
+		rc=1
+	else
+		objdump -dr "$obj" |
+			grep -E '(call|jmp)q? +\*|__x86_indirect_' >"$out" && rc=1
+	fi
+	step "no indirect call or retpoline thunk in mm/pt_iter.o" "$out" "$rc"
+	rm -f "$out"
+}
+
 main() {
 	take_lock kunit
 	bash "$REPO/harness/setup.sh" >/dev/null
@@ -112,6 +135,7 @@ main() {
 	checkpatch_new_files
 	kernel_doc
 	sparse_build
+	no_indirect_calls
 
 	if ((${#BAD[@]})); then
 		log "${#BAD[@]} check(s) failed:"

@@ -92,15 +92,32 @@ kunit_config_args() {
 	x86_64)
 		KUNIT_CONFIG_ARGS+=(--kconfig_add=CONFIG_MEM_SOFT_DIRTY=y
 				    --kconfig_add=CONFIG_CHECKPOINT_RESTORE=y
-				    --qemu_args="-cpu max -m 3G")
+				    --qemu_args="-cpu max -smp 2 -m 3G")
 		;;
 	arm64)
 		KUNIT_CONFIG_ARGS+=(--cross_compile=aarch64-linux-gnu-
-				    --qemu_args="-m 3G")
+				    --qemu_args="-smp 2 -m 3G")
 		;;
 	*)	die "unknown architecture '$1' (known: $DEFAULT_ARCHS)" ;;
 	esac
 }
+
+# The objects that use what the series adds or changes, as "object
+# config-symbol" (an object is built when its symbol is y): the pt_iter
+# objects, and mm/ and fs/proc/ objects that include the page-table headers
+# the series patches.  make cross and make check-bisect build these.
+SERIES_OBJECTS=(
+	"mm/pt_iter.o MMU"
+	"mm/pt_iter_debugfs.o PT_ITER_DEBUGFS"
+	"mm/tests/pt_iter_kunit.o PT_ITER_KUNIT_TEST"
+	"mm/memory.o MMU"
+	"mm/hugetlb.o HUGETLB_PAGE"
+	"mm/huge_memory.o TRANSPARENT_HUGEPAGE"
+	"mm/userfaultfd.o USERFAULTFD"
+	"mm/migrate.o MIGRATION"
+	"mm/mempolicy.o NUMA"
+	"fs/proc/task_mmu.o PROC_PAGE_MONITOR"
+)
 
 # Kernel command line for the test kernel: reserve huge pages of every
 # size the architecture maps (PUD, PMD and, on arm64, cont-PTE/cont-PMD).
@@ -124,3 +141,26 @@ take_lock() {
 
 # Seconds since the script started, for timing messages.
 elapsed() { printf '%ds' "$SECONDS"; }
+
+# Install the Debian packages given as arguments that are missing.
+install_packages() {
+	local missing=() p
+	for p in "$@"; do
+		if ! dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii'; then
+			missing+=("$p")
+		fi
+	done
+	if ((${#missing[@]})); then
+		[[ $(id -u) -eq 0 ]] ||
+			die "missing packages: ${missing[*]} (run as root, or install them)"
+		log "installing: ${missing[*]}"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -q
+		apt-get install -y -q --no-install-recommends "${missing[@]}"
+	fi
+	# ccache's compiler links for cross compilers installed after ccache.
+	if [[ $(id -u) -eq 0 ]] && command -v update-ccache-symlinks >/dev/null &&
+	   { ((${#missing[@]})) || [[ ! -e /usr/lib/ccache/aarch64-linux-gnu-gcc ]]; }; then
+		update-ccache-symlinks
+	fi
+}

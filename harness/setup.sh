@@ -22,28 +22,6 @@ PACKAGES=(
 STAGE=$BUILD/stage        # scratch tree where the series is applied
 MANIFEST=$STAMPS/linux.files
 
-install_packages() {
-	local missing=() p
-	for p in "${PACKAGES[@]}"; do
-		if ! dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii'; then
-			missing+=("$p")
-		fi
-	done
-	if ((${#missing[@]})); then
-		[[ $(id -u) -eq 0 ]] ||
-			die "missing packages: ${missing[*]} (run as root, or install them)"
-		log "installing: ${missing[*]}"
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -q
-		apt-get install -y -q --no-install-recommends "${missing[@]}"
-	fi
-	# ccache's compiler links for a cross compiler installed after ccache.
-	if [[ ! -e /usr/lib/ccache/aarch64-linux-gnu-gcc && $(id -u) -eq 0 ]] &&
-	   command -v update-ccache-symlinks >/dev/null; then
-		update-ccache-symlinks
-	fi
-}
-
 # build/base: the tarball of the installed linux-source-6.12, unpacked once
 # per package version.
 unpack_base() {
@@ -235,7 +213,7 @@ main() {
 	local key
 	take_lock setup
 	trap 'rm -rf "$STAGE"' EXIT
-	install_packages
+	install_packages "${PACKAGES[@]}"
 	mkdir -p "$STAMPS"
 	unpack_base
 

@@ -36,11 +36,23 @@ static void pt_iter_assert_locked(struct vm_area_struct *vma)
 	mmap_assert_locked(vma->vm_mm);
 }
 
+/*
+ * The iterator holds the lock of the current entry, and keeps a PTE table
+ * mapped, from one call to the next, which sparse's per-function lock
+ * contexts cannot follow.  pt_iter_keep() marks where a lock the walk took
+ * is handed over to the iterator, pt_iter_unkeep() where the iterator hands
+ * one back to be released.
+ */
+#define pt_iter_keep(lock)	__release(lock)
+#define pt_iter_unkeep(lock)	__acquire(lock)
+
 /* Drop the lock of a PMD, PUD or hugetlb leaf returned by the last step. */
 static inline void pt_iter_drop_leaf(struct pt_iter *it)
 {
-	if (it->ptl && it->ptl != it->_pte_ptl)
+	if (it->ptl && it->ptl != it->_pte_ptl) {
+		pt_iter_unkeep(it->ptl);
 		spin_unlock(it->ptl);
+	}
 	it->ptl = NULL;
 }
 
@@ -51,6 +63,9 @@ static inline void pt_iter_drop_table(struct pt_iter *it)
 		return;
 	if (it->ptl == it->_pte_ptl)
 		it->ptl = NULL;
+	/* The table lock, and the RCU read lock that keeps it mapped. */
+	pt_iter_unkeep(it->_pte_ptl);
+	pt_iter_unkeep(RCU);
 	pte_unmap_unlock(it->_pte_table, it->_pte_ptl);
 	it->_pte_table = NULL;
 	it->_pte_ptl = NULL;
@@ -87,6 +102,8 @@ static void pt_iter_set_swp(struct pt_iter *it, swp_entry_t swp,
 	}
 	if (is_pte_marker_entry(swp)) {
 		it->type = PT_ITER_MARKER;
+		if (pte_marker_entry_uffd_wp(swp))
+			it->attrs |= PT_ATTR_UFFD_WP;
 		return;
 	}
 	if (is_migration_entry(swp))
@@ -210,6 +227,24 @@ static unsigned int pt_iter_pte_batch(struct folio *folio, struct page *page,
 }
 
 /*
+ * Whether the present PTE @pte at @ptep is part of a block the architecture
+ * maps as one (a contpte block on arm64), as pte_batch_hint() tells: it
+ * counts the PTEs from @ptep to the end of the block, so the last PTE of a
+ * block is recognised by the one before it.
+ */
+static inline bool pt_iter_pte_cont(struct pt_iter *it, pte_t *ptep, pte_t pte)
+{
+#ifdef pte_batch_hint
+	if (pte_batch_hint(ptep, pte) > 1)
+		return true;
+	return ptep != it->_pte_table &&
+	       pte_batch_hint(ptep - 1, ptep_get(ptep - 1)) > 1;
+#else
+	return false;
+#endif
+}
+
+/*
  * Report [it->_next, end) of the locked PTE table, which holds nothing, as a
  * hole with the table's lock held.
  */
@@ -283,7 +318,7 @@ static bool pt_iter_scan_table(struct pt_iter *it)
 				    addr + PAGE_SIZE);
 		}
 		it->pfn = pte_pfn(pte);
-		if (pte_batch_hint(ptep, pte) > 1)
+		if (pt_iter_pte_cont(it, ptep, pte))
 			it->attrs |= PT_ATTR_CONT;
 	} else {
 		pt_iter_set(it, PT_ITER_NONE, PT_ITER_PTE, addr,
@@ -295,6 +330,45 @@ static bool pt_iter_scan_table(struct pt_iter *it)
 	it->ptep = ptep;
 	it->ptl = it->_pte_ptl;
 	return true;
+}
+
+/*
+ * Describe the PUD leaf or swap-format PUD @pud, found at it->_next, of the
+ * PUD-sized range that begins at @start.  The same code decodes a PUD-mapped
+ * THP or pfn mapping and a PUD-sized hugetlb page.
+ */
+static void pt_iter_set_pud(struct pt_iter *it, pud_t pud, unsigned long start)
+{
+	unsigned long idx = (it->_next - start) >> PAGE_SHIFT;
+
+	pt_iter_set_leaf(it, PT_ITER_PUD, start, PUD_SIZE);
+	if (pud_present(pud)) {
+		it->pfn = pud_pfn(pud) + idx;
+		if (pud_devmap(pud) || pud_special(pud)) {
+			it->type = PT_ITER_PFN;
+		} else {
+			it->type = PT_ITER_FOLIO;
+			it->page = nth_page(pud_page(pud), idx);
+			it->folio = page_folio(it->page);
+		}
+		if (pud_write(pud))
+			it->attrs |= PT_ATTR_WRITE;
+		if (pud_young(pud))
+			it->attrs |= PT_ATTR_YOUNG;
+		if (pud_dirty(pud))
+			it->attrs |= PT_ATTR_DIRTY;
+		if (pud_soft_dirty(pud))
+			it->attrs |= PT_ATTR_SOFT_DIRTY;
+		if (pud_uffd_wp(pud))
+			it->attrs |= PT_ATTR_UFFD_WP;
+	} else {
+		pt_iter_set_swp(it, pud_to_swp_entry(pud), idx);
+		if (pud_swp_soft_dirty(pud))
+			it->attrs |= PT_ATTR_SOFT_DIRTY;
+		if (pud_swp_uffd_wp(pud))
+			it->attrs |= PT_ATTR_UFFD_WP;
+	}
+	it->pud = pud;
 }
 
 #ifdef CONFIG_HUGETLB_PAGE
@@ -341,6 +415,22 @@ static bool pt_iter_hugetlb(struct pt_iter *it)
 		return pt_iter_report_hole(it, it->_next);
 	}
 
+	if (size == PUD_SIZE) {
+		pud_t pud = pudp_get((pud_t *)ptep);
+
+		/*
+		 * A PUD-sized page is decoded as the PUD it is, like a
+		 * PUD-mapped THP.  Only an architecture that stores no swap
+		 * entries in PUDs (see is_swap_pud()) has non-present ones that
+		 * need hugetlb's own decoding, below.
+		 */
+		if (pud_present(pud) || is_swap_pud(pud)) {
+			pt_iter_set_pud(it, pud, start);
+			it->pudp = (pud_t *)ptep;
+			goto found;
+		}
+	}
+
 	idx = (it->_next - start) >> PAGE_SHIFT;
 	pt_iter_set_leaf(it, level, start, size);
 	if (pte_present(pte)) {
@@ -354,21 +444,27 @@ static bool pt_iter_hugetlb(struct pt_iter *it)
 			it->attrs |= PT_ATTR_YOUNG;
 		if (huge_pte_dirty(pte))
 			it->attrs |= PT_ATTR_DIRTY;
+		if (pte_soft_dirty(pte))
+			it->attrs |= PT_ATTR_SOFT_DIRTY;
 		if (huge_pte_uffd_wp(pte))
 			it->attrs |= PT_ATTR_UFFD_WP;
 	} else {
 		pt_iter_set_swp(it, pte_to_swp_entry(pte), idx);
+		if (pte_swp_soft_dirty(pte))
+			it->attrs |= PT_ATTR_SOFT_DIRTY;
 		if (pte_swp_uffd_wp_any(pte))
 			it->attrs |= PT_ATTR_UFFD_WP;
 	}
-	it->attrs |= PT_ATTR_HUGETLB;
 	if (size != PAGE_SIZE && size != PMD_SIZE && size != PUD_SIZE)
 		it->attrs |= PT_ATTR_CONT;
 	if (size == PMD_SIZE && hugetlb_pmd_shared(ptep))
 		it->attrs |= PT_ATTR_SHARED_TABLE;
 	it->pte = pte;
 	it->ptep = ptep;
+found:
+	it->attrs |= PT_ATTR_HUGETLB;
 	it->ptl = ptl;
+	pt_iter_keep(ptl);
 	return true;
 }
 #else
@@ -386,7 +482,6 @@ static bool pt_iter_hugetlb(struct pt_iter *it)
 static int pt_iter_pud_leaf(struct pt_iter *it, pud_t *pudp)
 {
 	unsigned long start = it->_next & PUD_MASK;
-	unsigned long idx;
 	spinlock_t *ptl;	/* the lock of the entry */
 	pud_t pud;
 
@@ -414,23 +509,10 @@ static int pt_iter_pud_leaf(struct pt_iter *it, pud_t *pudp)
 		return 0;
 	}
 
-	idx = (it->_next - start) >> PAGE_SHIFT;
-	pt_iter_set_leaf(it, PT_ITER_PUD, start, PUD_SIZE);
-	it->pfn = pud_pfn(pud) + idx;
-	if (pud_devmap(pud) || pud_special(pud)) {
-		it->type = PT_ITER_PFN;
-	} else {
-		it->type = PT_ITER_FOLIO;
-		it->page = nth_page(pud_page(pud), idx);
-		it->folio = page_folio(it->page);
-	}
-	if (pud_write(pud))
-		it->attrs |= PT_ATTR_WRITE;
-	if (pud_young(pud))
-		it->attrs |= PT_ATTR_YOUNG;
-	it->pud = pud;
+	pt_iter_set_pud(it, pud, start);
 	it->pudp = pudp;
 	it->ptl = ptl;
+	pt_iter_keep(ptl);
 	return 1;
 }
 
@@ -504,6 +586,7 @@ static int pt_iter_pmd_leaf(struct pt_iter *it, pmd_t *pmdp)
 	it->pmd = pmd;
 	it->pmdp = pmdp;
 	it->ptl = ptl;
+	pt_iter_keep(ptl);
 	return 1;
 }
 
@@ -566,6 +649,7 @@ again:
 	if (!ptep)
 		/* The table went away or was never one: look again. */
 		goto again;
+	pt_iter_keep(ptl);
 	it->_pte_table = ptep - pte_index(addr);
 	it->_pte_ptl = ptl;
 	it->_table_end = pmd_addr_end(addr, end);

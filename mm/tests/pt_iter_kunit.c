@@ -39,6 +39,7 @@
 #include <linux/sched/mm.h>
 #include <linux/swapops.h>
 #include <linux/uaccess.h>
+#include <linux/userfaultfd_k.h>
 
 #define PT_TEST_MAX_REC		520
 
@@ -238,9 +239,14 @@ static void pt_record_table(struct pt_walk *w, const struct pt_iter *it,
 		unsigned long start = it->addr & huge_page_mask(h);
 
 		ptep = hugetlb_walk(vma, start, huge_page_size(h));
-		r->raw_right = ptep && ptep == it->ptep &&
-			pte_same(pt_test_pte_norm(w, huge_ptep_get(mm, start, ptep)),
-				 pt_test_pte_norm(w, it->pte));
+		if (huge_page_size(h) == PUD_SIZE)
+			/* Decoded as the PUD it is: it->pud and it->pudp. */
+			r->raw_right = ptep && (pud_t *)ptep == it->pudp &&
+				pud_same(pudp_get(it->pudp), it->pud);
+		else
+			r->raw_right = ptep && ptep == it->ptep &&
+				pte_same(pt_test_pte_norm(w, huge_ptep_get(mm, start, ptep)),
+					 pt_test_pte_norm(w, it->pte));
 		r->ptl_right = it->ptl == huge_pte_lockptr(h, mm, it->ptep);
 		return;
 	}
@@ -767,6 +773,8 @@ static bool pt_test_xchg_pte(struct vm_area_struct *vma, unsigned long addr,
 	ptep = pte_offset_map_lock(mm, pmdp, addr, &ptl);
 	if (!ptep)
 		return false;
+	/* For sparse: the RCU read lock pte_unmap_unlock() drops. */
+	__acquire(RCU);
 	*old = ptep_get(ptep);
 	if (pte_present(*old))
 		ptep_clear_flush(vma, addr, ptep);
@@ -1210,19 +1218,14 @@ static void pt_iter_test_mthp(struct kunit *test)
 	pt_exp_attrs(test, r, PT_WRITTEN | (cont ? PT_ATTR_CONT : 0),
 		     PT_TEST_MASK);
 
-	/*
-	 * One entry per PTE.  PT_ATTR_CONT is set when pte_batch_hint() > 1
-	 * at the entry's PTE, which is not the case for the last PTE of a
-	 * contpte block.
-	 */
+	/* One entry per PTE, each of them, the last one too, in the block. */
 	w = pt_test_walk(test, a, a + P(nr), 0);
 	pt_exp_count(test, w, nr);
 	for (i = 0; i < nr; i++) {
 		r = pt_exp(test, w, i, PT_ITER_FOLIO, PT_ITER_PTE, a + P(i),
 			   a + P(i + 1));
 		pt_exp_page(test, r, folio, i);
-		pt_exp_attrs(test, r, PT_WRITTEN |
-			     (cont && i < nr - 1 ? PT_ATTR_CONT : 0),
+		pt_exp_attrs(test, r, PT_WRITTEN | (cont ? PT_ATTR_CONT : 0),
 			     PT_TEST_MASK);
 	}
 
@@ -1766,7 +1769,218 @@ static void pt_iter_test_hugetlb_pud(struct kunit *test)
 }
 
 /*
- * 11. A hugetlb PMD table shared by two VMAs mapping the same file at
+ * Write @pte as the hugetlb entry of the PUD-sized page at @addr, the way
+ * hugetlb does (set_huge_pte_at(), in the PTE format), read it back as a
+ * PUD into @pud and walk it into @w.  The mmap lock is held for write.
+ */
+static bool pt_test_pud_set(struct vm_area_struct *vma, unsigned long addr,
+			    pte_t pte, pud_t *pud, struct pt_walk *w)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	spinlock_t *ptl;	/* the hugetlb entry's lock */
+	pte_t *ptep;
+
+	hugetlb_vma_lock_write(vma);
+	ptep = hugetlb_walk(vma, addr, PUD_SIZE);
+	if (!ptep) {
+		hugetlb_vma_unlock_write(vma);
+		return false;
+	}
+	ptl = huge_pte_lock(hstate_vma(vma), mm, ptep);
+	huge_ptep_clear_flush(vma, addr, ptep);
+	set_huge_pte_at(mm, addr, ptep, pte, PUD_SIZE);
+	*pud = pudp_get((pud_t *)ptep);
+	spin_unlock(ptl);
+	hugetlb_vma_unlock_write(vma);
+	if (w)
+		pt_walk_locked(w, vma, addr, addr + PUD_SIZE, 0);
+	return true;
+}
+
+/* A present PUD: the helpers agree with the PTE-format bits hugetlb set. */
+static void pt_test_pud_present(struct kunit *test,
+				struct vm_area_struct *vma, unsigned long addr,
+				pte_t pte, struct folio *folio)
+{
+	struct pt_walk *w = pt_walk_alloc(test);
+	unsigned int attrs = 0;
+	const struct pt_rec *r;
+	pud_t pud;
+
+	if (!pt_test_pud_set(vma, addr, pte, &pud, w)) {
+		KUNIT_FAIL(test, "no PUD at %#lx", addr);
+		return;
+	}
+	KUNIT_EXPECT_TRUE(test, pud_present(pud));
+	KUNIT_EXPECT_FALSE(test, is_swap_pud(pud));
+	KUNIT_EXPECT_EQ(test, pud_pfn(pud), pte_pfn(pte));
+	KUNIT_EXPECT_EQ(test, !!pud_write(pud), !!huge_pte_write(pte));
+	KUNIT_EXPECT_EQ(test, !!pud_dirty(pud), !!huge_pte_dirty(pte));
+	KUNIT_EXPECT_EQ(test, !!pud_young(pud), !!pte_young(pte));
+	KUNIT_EXPECT_EQ(test, !!pud_uffd_wp(pud), !!huge_pte_uffd_wp(pte));
+	KUNIT_EXPECT_EQ(test, !!pud_soft_dirty(pud), !!pte_soft_dirty(pte));
+
+	if (huge_pte_write(pte))
+		attrs |= PT_ATTR_WRITE;
+	if (huge_pte_dirty(pte))
+		attrs |= PT_ATTR_DIRTY;
+	if (pte_young(pte))
+		attrs |= PT_ATTR_YOUNG;
+	if (huge_pte_uffd_wp(pte))
+		attrs |= PT_ATTR_UFFD_WP;
+	if (pte_soft_dirty(pte))
+		attrs |= PT_ATTR_SOFT_DIRTY;
+	pt_walk_check(test, w);
+	pt_exp_count(test, w, 1);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PUD, addr,
+		   addr + PUD_SIZE);
+	pt_exp_page(test, r, folio, 0);
+	/* Nothing touches the page meanwhile: young is stable here. */
+	pt_exp_attrs(test, r, attrs | PT_ATTR_HUGETLB,
+		     PT_TEST_MASK | PT_ATTR_YOUNG);
+}
+
+/*
+ * A swap-format PUD: @swp, with the uffd-wp and soft-dirty swap bits if
+ * asked, written by hugetlb in the PTE format, decodes to the same entry
+ * and bits, with each bit cleared alone; pt_iter reports it as a PUD entry
+ * of @type.
+ */
+static void pt_test_pud_swap(struct kunit *test, struct vm_area_struct *vma,
+			     unsigned long addr, swp_entry_t swp,
+			     enum pt_iter_type type, bool uffd_wp,
+			     bool soft_dirty)
+{
+	struct pt_walk *w = pt_walk_alloc(test);
+	pte_t pte = swp_entry_to_pte(swp);
+	unsigned int attrs = PT_ATTR_HUGETLB;
+	const struct pt_rec *r;
+	pud_t pud, cleared;
+
+	if (uffd_wp)
+		pte = pte_swp_mkuffd_wp(pte);
+	if (soft_dirty)
+		pte = pte_swp_mksoft_dirty(pte);
+	if (!pt_test_pud_set(vma, addr, pte, &pud, w)) {
+		KUNIT_FAIL(test, "no PUD at %#lx", addr);
+		return;
+	}
+	kunit_info(test, "swap entry %#lx%s%s as PUD %#llx", swp.val,
+		   uffd_wp ? " +uffd-wp" : "", soft_dirty ? " +soft-dirty" : "",
+		   (u64)pud_val(pud));
+	KUNIT_EXPECT_FALSE(test, pud_present(pud));
+	KUNIT_EXPECT_TRUE(test, is_swap_pud(pud));
+	KUNIT_EXPECT_EQ(test, pud_to_swp_entry(pud).val, swp.val);
+	KUNIT_EXPECT_EQ(test, !!pud_swp_uffd_wp(pud), uffd_wp);
+	KUNIT_EXPECT_EQ(test, !!pud_swp_soft_dirty(pud), soft_dirty);
+
+	cleared = pud_swp_clear_uffd_wp(pud);
+	KUNIT_EXPECT_FALSE(test, pud_swp_uffd_wp(cleared));
+	KUNIT_EXPECT_EQ(test, !!pud_swp_soft_dirty(cleared), soft_dirty);
+	KUNIT_EXPECT_EQ(test, pud_to_swp_entry(cleared).val, swp.val);
+	cleared = pud_swp_clear_soft_dirty(pud);
+	KUNIT_EXPECT_FALSE(test, pud_swp_soft_dirty(cleared));
+	KUNIT_EXPECT_EQ(test, !!pud_swp_uffd_wp(cleared), uffd_wp);
+	KUNIT_EXPECT_EQ(test, pud_to_swp_entry(cleared).val, swp.val);
+
+	if (uffd_wp || (is_pte_marker_entry(swp) &&
+			pte_marker_entry_uffd_wp(swp)))
+		attrs |= PT_ATTR_UFFD_WP;
+	if (soft_dirty)
+		attrs |= PT_ATTR_SOFT_DIRTY;
+	pt_walk_check(test, w);
+	pt_exp_count(test, w, 1);
+	r = pt_exp(test, w, 0, type, PT_ITER_PUD, addr, addr + PUD_SIZE);
+	KUNIT_EXPECT_EQ(test, r->swp.val, swp.val);
+	pt_exp_attrs(test, r, attrs, PT_TEST_MASK);
+}
+
+/*
+ * 11. The PUD helpers, on a PUD-sized hugetlb page.  hugetlb writes its
+ * entries in the PTE format; what the PUD helpers read back must match
+ * what was written, and so must what pt_iter reports through them.
+ */
+static void pt_iter_test_pud_helpers(struct kunit *test)
+{
+	const bool have_uffd_wp = IS_ENABLED(CONFIG_HAVE_ARCH_USERFAULTFD_WP);
+	const bool have_sd = IS_ENABLED(CONFIG_MEM_SOFT_DIRTY);
+	unsigned long a = pt_test_hugetlb_map(test, PUD_SHIFT, 1, 1, 0, 0);
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct folio *folio = NULL;
+	unsigned long pfn;
+	swp_entry_t swp[5];
+	enum pt_iter_type type[5] = {
+		PT_ITER_MIGRATION, PT_ITER_MIGRATION, PT_ITER_HWPOISON,
+		PT_ITER_MARKER, PT_ITER_MARKER,
+	};
+	spinlock_t *ptl;	/* the hugetlb entry's lock */
+	pte_t *ptep, orig = __pte(0);
+	pud_t pud;
+	int i, bits;
+
+	pt_test_write(test, a, 1);
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, a);
+	if (vma) {
+		hugetlb_vma_lock_read(vma);
+		ptep = hugetlb_walk(vma, a, PUD_SIZE);
+		if (ptep) {
+			ptl = huge_pte_lock(hstate_vma(vma), mm, ptep);
+			orig = huge_ptep_get(mm, a, ptep);
+			spin_unlock(ptl);
+		}
+		hugetlb_vma_unlock_read(vma);
+	}
+	if (pte_present(orig))
+		folio = page_folio(pte_page(orig));
+	if (!folio) {
+		mmap_write_unlock(mm);
+		KUNIT_FAIL(test, "no PUD-sized hugetlb page at %#lx", a);
+		return;
+	}
+	folio_lock(folio);
+
+	/* Present: as faulted, then with each bit flipped. */
+	pt_test_pud_present(test, vma, a, orig, folio);
+	pt_test_pud_present(test, vma, a, pte_mkold(pte_mkclean(orig)), folio);
+	pt_test_pud_present(test, vma, a, huge_pte_wrprotect(orig), folio);
+	if (have_uffd_wp)
+		pt_test_pud_present(test, vma, a, huge_pte_mkuffd_wp(orig),
+				    folio);
+	if (have_sd) {
+		pt_test_pud_present(test, vma, a, pte_mksoft_dirty(orig),
+				    folio);
+		pt_test_pud_present(test, vma, a, pte_clear_soft_dirty(orig),
+				    folio);
+	}
+
+	/* Every kind of swap-format entry hugetlb leaves in a PUD. */
+	pfn = folio_pfn(folio);
+	swp[0] = make_readable_migration_entry(pfn);
+	swp[1] = make_writable_migration_entry(pfn);
+	swp[2] = make_hwpoison_entry(folio_page(folio, 0));
+	swp[3] = make_pte_marker_entry(PTE_MARKER_UFFD_WP);
+	swp[4] = make_pte_marker_entry(PTE_MARKER_POISONED);
+	for (i = 0; i < ARRAY_SIZE(swp); i++) {
+		for (bits = 0; bits < 4; bits++) {
+			bool uffd_wp = bits & 1, sd = bits & 2;
+
+			if ((uffd_wp && !have_uffd_wp) || (sd && !have_sd))
+				continue;
+			pt_test_pud_swap(test, vma, a, swp[i], type[i],
+					 uffd_wp, sd);
+		}
+	}
+
+	KUNIT_EXPECT_TRUE(test, pt_test_pud_set(vma, a, orig, &pud, NULL));
+	KUNIT_EXPECT_TRUE(test, pud_present(pud));
+	folio_unlock(folio);
+	mmap_write_unlock(mm);
+}
+
+/*
+ * 12. A hugetlb PMD table shared by two VMAs mapping the same file at
  * PUD-aligned addresses: PT_ATTR_SHARED_TABLE in both.
  */
 static void pt_iter_test_hugetlb_shared_table(struct kunit *test)
@@ -1834,7 +2048,7 @@ static void pt_iter_test_hugetlb_shared_table(struct kunit *test)
 #endif /* CONFIG_HUGETLB_PAGE */
 
 /*
- * 12. Leaving the loop early: pt_iter_end() drops the PTE table lock, a
+ * 13. Leaving the loop early: pt_iter_end() drops the PTE table lock, a
  * PMD leaf lock, the hugetlb VMA lock; the iterator is then exhausted, and
  * calling pt_iter_end() again is harmless.
  */
@@ -1898,7 +2112,7 @@ static void pt_iter_test_break(struct kunit *test)
 }
 
 /*
- * 13. pt_iter_pause(): every lock is dropped (the caller may sleep), and
+ * 14. pt_iter_pause(): every lock is dropped (the caller may sleep), and
  * the walk resumes where asked: after the entry, at the entry again, or
  * further on.
  */
@@ -1977,7 +2191,7 @@ static void pt_iter_test_pause(struct kunit *test)
 
 #ifdef CONFIG_HUGETLB_PAGE
 /*
- * 14. pt_iter_pause() and pt_iter_end() on hugetlb drop the hugetlb VMA
+ * 15. pt_iter_pause() and pt_iter_end() on hugetlb drop the hugetlb VMA
  * lock, which the next step takes again.
  */
 static void pt_iter_test_hugetlb_locking(struct kunit *test)
@@ -2035,7 +2249,7 @@ static void pt_iter_test_hugetlb_locking(struct kunit *test)
 #endif
 
 /*
- * 15. A walk under the VMA lock alone (no mmap lock), as a page fault
+ * 16. A walk under the VMA lock alone (no mmap lock), as a page fault
  * handler would do it.
  */
 static void pt_iter_test_vma_lock(struct kunit *test)
@@ -2146,7 +2360,7 @@ static void pt_race_walk(struct pt_walk *w, struct vm_area_struct *vma,
 }
 
 /*
- * 16. Walks racing with faults and zaps of another thread of the mm: every
+ * 17. Walks racing with faults and zaps of another thread of the mm: every
  * entry stays sane, and nothing crashes or trips lockdep.
  */
 static void pt_iter_test_race(struct kunit *test)
@@ -2223,6 +2437,7 @@ static struct kunit_case pt_iter_test_cases[] = {
 #ifdef CONFIG_HUGETLB_PAGE
 	KUNIT_CASE_PARAM(pt_iter_test_hugetlb, pt_hugetlb_gen_params),
 	KUNIT_CASE_SLOW(pt_iter_test_hugetlb_pud),
+	KUNIT_CASE_SLOW(pt_iter_test_pud_helpers),
 	KUNIT_CASE(pt_iter_test_hugetlb_shared_table),
 	KUNIT_CASE(pt_iter_test_hugetlb_locking),
 #endif
