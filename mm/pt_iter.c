@@ -333,16 +333,17 @@ static bool pt_iter_scan_table(struct pt_iter *it)
 }
 
 /*
- * Describe the PUD leaf or swap-format PUD @pud, found at it->_next, of the
- * PUD-sized range that begins at @start.  The same code decodes a PUD-mapped
- * THP or pfn mapping and a PUD-sized hugetlb page.
+ * Describe the PUD leaf (@present) or swap-format PUD @pud, found at
+ * it->_next, of the PUD-sized range that begins at @start.  The same code
+ * decodes a PUD-mapped THP or pfn mapping and a PUD-sized hugetlb page.
  */
-static void pt_iter_set_pud(struct pt_iter *it, pud_t pud, unsigned long start)
+static void pt_iter_set_pud(struct pt_iter *it, pud_t pud, unsigned long start,
+			    bool present)
 {
 	unsigned long idx = (it->_next - start) >> PAGE_SHIFT;
 
 	pt_iter_set_leaf(it, PT_ITER_PUD, start, PUD_SIZE);
-	if (pud_present(pud)) {
+	if (present) {
 		it->pfn = pud_pfn(pud) + idx;
 		if (pud_devmap(pud) || pud_special(pud)) {
 			it->type = PT_ITER_PFN;
@@ -420,12 +421,14 @@ static bool pt_iter_hugetlb(struct pt_iter *it)
 
 		/*
 		 * A PUD-sized page is decoded as the PUD it is, like a
-		 * PUD-mapped THP.  Only an architecture that stores no swap
-		 * entries in PUDs (see is_swap_pud()) has non-present ones that
-		 * need hugetlb's own decoding, below.
+		 * PUD-mapped THP.  Whether it is present is hugetlb's call:
+		 * x86's pud_present() does not know PROT_NONE.  Only an
+		 * architecture that stores no swap entries in PUDs (see
+		 * is_swap_pud()) has non-present ones that need hugetlb's own
+		 * decoding, below.
 		 */
-		if (pud_present(pud) || is_swap_pud(pud)) {
-			pt_iter_set_pud(it, pud, start);
+		if (pte_present(pte) || is_swap_pud(pud)) {
+			pt_iter_set_pud(it, pud, start, pte_present(pte));
 			it->pudp = (pud_t *)ptep;
 			goto found;
 		}
@@ -509,7 +512,7 @@ static int pt_iter_pud_leaf(struct pt_iter *it, pud_t *pudp)
 		return 0;
 	}
 
-	pt_iter_set_pud(it, pud, start);
+	pt_iter_set_pud(it, pud, start, true);
 	it->pudp = pudp;
 	it->ptl = ptl;
 	pt_iter_keep(ptl);
