@@ -1920,7 +1920,7 @@ static void pt_iter_test_pud_helpers(struct kunit *test)
 		PT_ITER_MARKER, PT_ITER_MARKER,
 	};
 	spinlock_t *ptl;	/* the hugetlb entry's lock */
-	pte_t *ptep, orig = __pte(0);
+	pte_t *ptep, pte, orig = __pte(0);
 	pud_t pud;
 	int i, bits;
 
@@ -1951,11 +1951,9 @@ static void pt_iter_test_pud_helpers(struct kunit *test)
 	pt_test_pud_present(test, vma, a, pte_mkold(pte_mkclean(orig)), folio);
 	pt_test_pud_present(test, vma, a, huge_pte_wrprotect(orig), folio);
 	/* PROT_NONE, as hugetlb_change_protection() writes it. */
-	pt_test_pud_present(test, vma, a,
-			    arch_make_huge_pte(huge_pte_modify(orig,
-						vm_get_page_prot(VM_NONE)),
-					       PUD_SHIFT, VM_NONE),
-			    folio);
+	pte = huge_pte_modify(orig, vm_get_page_prot(VM_NONE));
+	pte = arch_make_huge_pte(pte, PUD_SHIFT, VM_NONE);
+	pt_test_pud_present(test, vma, a, pte, folio);
 	if (have_uffd_wp)
 		pt_test_pud_present(test, vma, a, huge_pte_mkuffd_wp(orig),
 				    folio);
