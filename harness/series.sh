@@ -79,6 +79,27 @@ export_series() {
 		git_ format-patch -q --cover-letter "${args[@]}" -o "$EXPORT" base..series >/dev/null
 }
 
+# Put the subject (first line) and blurb (the rest) of cover-letter.txt in
+# the cover letter git format-patch wrote.
+fill_cover_letter() {
+	local cover
+	cover=$(ls "$EXPORT"/0000-cover-letter.patch)
+	[[ -f $REPO/cover-letter.txt ]] || return 0
+	python3 - "$REPO/cover-letter.txt" "$cover" <<'PY'
+import sys
+
+subject, _, blurb = open(sys.argv[1]).read().partition("\n")
+path = sys.argv[2]
+text = open(path).read()
+for placeholder, value in (("*** SUBJECT HERE ***", subject.strip()),
+                           ("*** BLURB HERE ***", blurb.strip())):
+    if placeholder not in text:
+        sys.exit("%s: no %r" % (path, placeholder))
+    text = text.replace(placeholder, value, 1)
+open(path, "w").write(text)
+PY
+}
+
 # The exported files must rebuild the same tree from the base with git am.
 verify_export() {
 	local p
@@ -99,10 +120,13 @@ main() {
 	make_base_repo
 	apply_series
 	export_series
+	fill_cover_letter
 	verify_export
 	log "wrote ${EXPORT#"$REPO"/}/ (checked: applies with git am onto the base):"
 	(cd "$EXPORT" && ls -1) | sed 's/^/    /'
-	log "fill in the cover letter's subject and blurb (0000-cover-letter.patch) before posting"
+	if [[ ! -f $REPO/cover-letter.txt ]]; then
+		log "fill in the cover letter's subject and blurb (0000-cover-letter.patch) before posting"
+	fi
 }
 
 main "$@"
