@@ -504,8 +504,12 @@ static int pt_iter_pud_leaf(struct pt_iter *it, pud_t *pudp)
 		spin_unlock(ptl);
 		return pt_iter_report_hole(it, it->_next);
 	}
-	if (!pud_present(pud)) {
-		/* Only hugetlb, which does not come here, has those. */
+	/*
+	 * Only hugetlb, which does not come here, has swap-format PUDs.  But
+	 * x86's pud_present() is false for a PROT_NONE leaf (mprotect() of a
+	 * device-dax PUD), which keeps its devmap or huge bit.
+	 */
+	if (!pud_present(pud) && !pud_devmap(pud) && !pud_trans_huge(pud)) {
 		VM_WARN_ON_ONCE(1);
 		spin_unlock(ptl);
 		it->_next = pud_addr_end(it->_next, it->_range_end);
