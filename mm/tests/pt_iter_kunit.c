@@ -48,8 +48,6 @@
 #define PT_TEST_MASK	(PT_ATTR_WRITE | PT_ATTR_DIRTY | PT_ATTR_UFFD_WP |	\
 			 PT_ATTR_CONT | PT_ATTR_HUGETLB |			\
 			 PT_ATTR_SHARED_TABLE | PT_ATTR_CLIPPED | PT_TEST_SD)
-/* hugetlb has no soft-dirty tracking. */
-#define PT_TEST_HMASK	(PT_TEST_MASK & ~PT_ATTR_SOFT_DIRTY)
 /* A page written by a fault: writable, dirty (and soft-dirty). */
 #define PT_WRITTEN	(PT_ATTR_WRITE | PT_ATTR_DIRTY | PT_TEST_SD)
 /* The same, accessed since. */
@@ -1658,8 +1656,9 @@ static void pt_test_hugetlb_sized(struct kunit *test, unsigned int shift)
 	enum pt_iter_level level = pt_test_size_level(sz);
 	unsigned int cont = (sz != PMD_SIZE && sz != PUD_SIZE) ?
 			    PT_ATTR_CONT : 0;
+	/* Written by a fault: soft-dirty too, where that exists. */
 	unsigned int want = PT_ATTR_WRITE | PT_ATTR_DIRTY | PT_ATTR_HUGETLB |
-			    cont;
+			    PT_TEST_SD | cont;
 	struct vm_area_struct *vma;
 	struct pt_walk *mw[2];
 	const struct pt_rec *r;
@@ -1688,7 +1687,7 @@ static void pt_test_hugetlb_sized(struct kunit *test, unsigned int shift)
 			KUNIT_EXPECT_NULL(test, r->ptl);
 		}
 		r = pt_exp(test, w, i++, PT_ITER_FOLIO, level, h0, h0 + sz);
-		pt_exp_attrs(test, r, want, PT_TEST_HMASK);
+		pt_exp_attrs(test, r, want, PT_TEST_MASK);
 		KUNIT_EXPECT_EQ(test, r->page_idx, 0);
 		KUNIT_EXPECT_EQ(test, r->folio_nr, sz >> PAGE_SHIFT);
 		KUNIT_EXPECT_TRUE(test, r->folio && folio_test_hugetlb(r->folio));
@@ -1706,14 +1705,14 @@ static void pt_test_hugetlb_sized(struct kunit *test, unsigned int shift)
 	w = pt_test_walk(test, h0 + P(1), h0 + P(2), PT_ITER_BATCH);
 	pt_exp_count(test, w, 1);
 	r = pt_exp(test, w, 0, PT_ITER_FOLIO, level, h0 + P(1), h0 + P(2));
-	pt_exp_attrs(test, r, want | PT_ATTR_CLIPPED, PT_TEST_HMASK);
+	pt_exp_attrs(test, r, want | PT_ATTR_CLIPPED, PT_TEST_MASK);
 	pt_exp_page(test, r, folio, 1);
 
 	/* From the middle of the leaf into the hole after it. */
 	w = pt_test_walk(test, h0 + sz / 2, h0 + sz + P(1), PT_ITER_HOLES);
 	pt_exp_count(test, w, 2);
 	r = pt_exp(test, w, 0, PT_ITER_FOLIO, level, h0 + sz / 2, h0 + sz);
-	pt_exp_attrs(test, r, want | PT_ATTR_CLIPPED, PT_TEST_HMASK);
+	pt_exp_attrs(test, r, want | PT_ATTR_CLIPPED, PT_TEST_MASK);
 	pt_exp_page(test, r, folio, (sz / 2) >> PAGE_SHIFT);
 	r = pt_exp(test, w, 1, PT_ITER_NONE, PT_ANY_LEVEL, h0 + sz,
 		   h0 + sz + P(1));
@@ -1739,20 +1738,20 @@ static void pt_test_hugetlb_sized(struct kunit *test, unsigned int shift)
 	r = pt_exp(test, mw[0], 0, PT_ITER_MIGRATION, level, h0, h0 + sz);
 	KUNIT_EXPECT_EQ(test, r->swp.val, swp.val);
 	pt_exp_page(test, r, folio, 0);
-	pt_exp_attrs(test, r, PT_ATTR_HUGETLB | cont, PT_TEST_HMASK);
+	pt_exp_attrs(test, r, PT_ATTR_HUGETLB | cont, PT_TEST_MASK);
 	pt_exp_count(test, mw[1], 1);
 	r = pt_exp(test, mw[1], 0, PT_ITER_MIGRATION, level, h0 + P(2),
 		   h0 + P(3));
 	pt_exp_page(test, r, folio, 2);
 	pt_exp_attrs(test, r, PT_ATTR_HUGETLB | PT_ATTR_CLIPPED | cont,
-		     PT_TEST_HMASK);
+		     PT_TEST_MASK);
 
 	/* And the page is back. */
 	w = pt_test_walk(test, h0, h0 + sz, 0);
 	pt_exp_count(test, w, 1);
 	r = pt_exp(test, w, 0, PT_ITER_FOLIO, level, h0, h0 + sz);
 	pt_exp_page(test, r, folio, 0);
-	pt_exp_attrs(test, r, want, PT_TEST_HMASK);
+	pt_exp_attrs(test, r, want, PT_TEST_MASK);
 }
 
 static void pt_iter_test_hugetlb(struct kunit *test)
