@@ -344,13 +344,15 @@ static void pt_iter_set_pud(struct pt_iter *it, pud_t pud, unsigned long start,
 
 	pt_iter_set_leaf(it, PT_ITER_PUD, start, PUD_SIZE);
 	if (present) {
+		struct page *page = vm_normal_page_pud(it->_vma, start, pud);
+
 		it->pfn = pud_pfn(pud) + idx;
-		if (pud_devmap(pud) || pud_special(pud)) {
-			it->type = PT_ITER_PFN;
-		} else {
+		if (page) {
 			it->type = PT_ITER_FOLIO;
-			it->page = nth_page(pud_page(pud), idx);
+			it->page = nth_page(page, idx);
 			it->folio = page_folio(it->page);
+		} else {
+			it->type = PT_ITER_PFN;
 		}
 		if (pud_write(pud))
 			it->attrs |= PT_ATTR_WRITE;

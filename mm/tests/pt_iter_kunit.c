@@ -33,6 +33,7 @@
 #include <linux/lockdep.h>
 #include <linux/mman.h>
 #include <linux/pagemap.h>
+#include <linux/pfn_t.h>
 #include <linux/pgtable.h>
 #include <linux/pt_iter.h>
 #include <linux/random.h>
@@ -40,6 +41,8 @@
 #include <linux/swapops.h>
 #include <linux/uaccess.h>
 #include <linux/userfaultfd_k.h>
+
+#include "../internal.h"
 
 #define PT_TEST_MAX_REC		520
 
@@ -1976,6 +1979,13 @@ static void pt_iter_test_pud_helpers(struct kunit *test)
 
 			if ((uffd_wp && !have_uffd_wp) || (sd && !have_sd))
 				continue;
+			/*
+			 * uffd-wp protects the page: the kernel never puts it
+			 * on an entry that will map it writable, and
+			 * CONFIG_PAGE_TABLE_CHECK warns if it is asked to.
+			 */
+			if (uffd_wp && is_writable_migration_entry(swp[i]))
+				continue;
 			pt_test_pud_swap(test, vma, a, swp[i], type[i],
 					 uffd_wp, sd);
 		}
@@ -1985,6 +1995,99 @@ static void pt_iter_test_pud_helpers(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, pud_present(pud));
 	folio_unlock(folio);
 	mmap_write_unlock(mm);
+}
+
+/*
+ * 11a. vm_normal_page_pud() on PUDs built for the purpose, in VMAs of each
+ * kind: only a PUD that maps normal memory in a VMA without VM_PFNMAP or
+ * VM_MIXEDMAP (hugetlb), a COWed page in a private VM_PFNMAP mapping or a
+ * valid pfn in a VM_MIXEDMAP mapping has a page.
+ */
+static struct page *pt_test_normal_page_pud(unsigned long pfn,
+					    vm_flags_t flags, pgoff_t pgoff,
+					    bool special, bool devmap)
+{
+	struct vm_area_struct vma = {
+		.vm_start = PUD_SIZE,
+		.vm_end = 2 * PUD_SIZE,
+		.vm_pgoff = pgoff,
+	};
+	pud_t pud = pud_mkhuge(pfn_pud(pfn, vm_get_page_prot(VM_READ)));
+
+	vm_flags_init(&vma, flags);
+	if (special)
+		pud = pud_mkspecial(pud);
+#if defined(CONFIG_ARCH_HAS_PTE_DEVMAP) && \
+	defined(CONFIG_TRANSPARENT_HUGEPAGE) && \
+	defined(CONFIG_HAVE_ARCH_TRANSPARENT_HUGEPAGE_PUD)
+	if (devmap)
+		pud = pud_mkdevmap(pud);
+#endif
+	if (pud_pfn(pud) != pfn)
+		return ERR_PTR(-EINVAL);
+	return vm_normal_page_pud(&vma, PUD_SIZE, pud);
+}
+
+static void pt_iter_test_vm_normal_page_pud(struct kunit *test)
+{
+	const vm_flags_t priv = VM_READ | VM_MAYREAD | VM_MAYWRITE;
+	const vm_flags_t shared = priv | VM_SHARED | VM_MAYSHARE;
+	const unsigned long nr = PUD_SIZE >> PAGE_SHIFT;
+	struct page *page = alloc_page(GFP_KERNEL);
+	unsigned long pfn, bad;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	/* A PUD maps a PUD-aligned pfn; memory around a page has a memmap. */
+	pfn = ALIGN_DOWN(page_to_pfn(page), nr);
+	__free_page(page);
+	if (!pfn_valid(pfn))
+		kunit_skip(test, "pfn %#lx below a page has no memmap", pfn);
+	bad = ALIGN(highest_memmap_pfn + 1, nr);
+	KUNIT_ASSERT_FALSE(test, pfn_valid(bad));
+
+	/* Normal memory, as hugetlb maps it. */
+	KUNIT_EXPECT_PTR_EQ(test, pt_test_normal_page_pud(pfn, priv, 0, 0, 0),
+			    pfn_to_page(pfn));
+	KUNIT_EXPECT_PTR_EQ(test,
+			    pt_test_normal_page_pud(pfn, shared, 0, 0, 0),
+			    pfn_to_page(pfn));
+	/* Beyond the memmap: no page. */
+	KUNIT_EXPECT_NULL(test, pt_test_normal_page_pud(bad, priv, 0, 0, 0));
+
+	/* VM_PFNMAP: the linear pfn is no page, COWed or not. */
+	KUNIT_EXPECT_NULL(test, pt_test_normal_page_pud(pfn, priv | VM_PFNMAP,
+							pfn, 0, 0));
+	KUNIT_EXPECT_NULL(test, pt_test_normal_page_pud(pfn, shared | VM_PFNMAP,
+							pfn, 0, 0));
+	/* Another pfn in a private mapping is a COWed page ... */
+	KUNIT_EXPECT_PTR_EQ(test,
+			    pt_test_normal_page_pud(pfn, priv | VM_PFNMAP,
+						    pfn + nr, 0, 0),
+			    pfn_to_page(pfn));
+	/* ... but not in a shared one. */
+	KUNIT_EXPECT_NULL(test, pt_test_normal_page_pud(pfn, shared | VM_PFNMAP,
+							pfn + nr, 0, 0));
+
+	/* VM_MIXEDMAP: a page if the pfn has one. */
+	KUNIT_EXPECT_PTR_EQ(test,
+			    pt_test_normal_page_pud(pfn, shared | VM_MIXEDMAP,
+						    pfn, 0, 0),
+			    pfn_to_page(pfn));
+	KUNIT_EXPECT_NULL(test, pt_test_normal_page_pud(bad,
+							shared | VM_MIXEDMAP,
+							bad, 0, 0));
+
+	/* A special PUD (huge pfnmap) or a devmap PUD: never a page. */
+	if (IS_ENABLED(CONFIG_ARCH_SUPPORTS_PUD_PFNMAP))
+		KUNIT_EXPECT_NULL(test,
+				  pt_test_normal_page_pud(pfn,
+							  shared | VM_MIXEDMAP,
+							  pfn, 1, 0));
+	if (IS_ENABLED(CONFIG_ARCH_HAS_PTE_DEVMAP) &&
+	    IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE) &&
+	    IS_ENABLED(CONFIG_HAVE_ARCH_TRANSPARENT_HUGEPAGE_PUD))
+		KUNIT_EXPECT_NULL(test, pt_test_normal_page_pud(pfn, priv, 0,
+								0, 1));
 }
 
 /*
@@ -2446,6 +2549,7 @@ static struct kunit_case pt_iter_test_cases[] = {
 	KUNIT_CASE_PARAM(pt_iter_test_hugetlb, pt_hugetlb_gen_params),
 	KUNIT_CASE_SLOW(pt_iter_test_hugetlb_pud),
 	KUNIT_CASE_SLOW(pt_iter_test_pud_helpers),
+	KUNIT_CASE(pt_iter_test_vm_normal_page_pud),
 	KUNIT_CASE(pt_iter_test_hugetlb_shared_table),
 	KUNIT_CASE(pt_iter_test_hugetlb_locking),
 #endif
