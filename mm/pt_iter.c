@@ -227,21 +227,14 @@ static unsigned int pt_iter_pte_batch(struct folio *folio, struct page *page,
 }
 
 /*
- * Whether the present PTE @pte at @ptep is part of a block the architecture
- * maps as one (a contpte block on arm64), as pte_batch_hint() tells: it
- * counts the PTEs from @ptep to the end of the block, so the last PTE of a
- * block is recognised by the one before it.
+ * Whether the present PTE @pte is part of a block of PTEs the architecture
+ * maps as one larger leaf (a contpte block on arm64, a NAPOT range on
+ * riscv), as pte_leaf_size() tells on every architecture.  A batch never
+ * mixes such PTEs with others: the bit that marks them is in pte_same().
  */
-static inline bool pt_iter_pte_cont(struct pt_iter *it, pte_t *ptep, pte_t pte)
+static inline bool pt_iter_pte_cont(pte_t pte)
 {
-#ifdef pte_batch_hint
-	if (pte_batch_hint(ptep, pte) > 1)
-		return true;
-	return ptep != it->_pte_table &&
-	       pte_batch_hint(ptep - 1, ptep_get(ptep - 1)) > 1;
-#else
-	return false;
-#endif
+	return pte_leaf_size(pte) > PAGE_SIZE;
 }
 
 /*
@@ -318,7 +311,7 @@ static bool pt_iter_scan_table(struct pt_iter *it)
 				    addr + PAGE_SIZE);
 		}
 		it->pfn = pte_pfn(pte);
-		if (pt_iter_pte_cont(it, ptep, pte))
+		if (pt_iter_pte_cont(pte))
 			it->attrs |= PT_ATTR_CONT;
 	} else {
 		pt_iter_set(it, PT_ITER_NONE, PT_ITER_PTE, addr,

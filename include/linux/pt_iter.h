@@ -89,11 +89,12 @@ enum pt_iter_level {
  * @pfn: the pfn mapped at @addr (present entries, and swap-format entries
  *	that carry a pfn); 0 otherwise.
  * @swp: the swap entry, for swap-format entries.
- * @pte: value of the first PTE of the entry (%PT_ITER_PTE), or of the
- *	logical hugetlb entry at any level, as huge_ptep_get() returns it.
+ * @pte: value of the first PTE of the entry (%PT_ITER_PTE), or of a
+ *	hugetlb entry smaller than PUD_SIZE, as huge_ptep_get() returns it.
  * @pmd: value of the PMD leaf (%PT_ITER_PMD, not hugetlb).
- * @pud: value of the PUD leaf (%PT_ITER_PUD, not hugetlb).
- * @ptep: pointer to the first PTE of the entry, or to the hugetlb entry.
+ * @pud: value of the PUD leaf (%PT_ITER_PUD), PUD_SIZE hugetlb included.
+ * @ptep: pointer to the first PTE of the entry, or to the hugetlb entry
+ *	(any size) for the huge_ptep_*() helpers.
  * @pmdp: pointer to the PMD leaf.
  * @pudp: pointer to the PUD leaf.
  * @ptl: the page-table lock held for this entry, or NULL if none is held
