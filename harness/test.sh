@@ -138,6 +138,11 @@ main() {
 	((${#archs[@]})) || die "ARCHS is empty"
 	for arch in "${archs[@]}"; do
 		make_arch_vars "$arch"    # dies on an unknown architecture
+		# make setup installs what the default architectures need.
+		if [[ $arch == riscv64 ]]; then
+			install_packages gcc-riscv64-linux-gnu qemu-system-misc \
+				qemu-system-data
+		fi
 	done
 
 	take_lock kunit

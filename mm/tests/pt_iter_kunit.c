@@ -1974,6 +1974,10 @@ static void pt_iter_test_pud_helpers(struct kunit *test)
 	swp[3] = make_pte_marker_entry(PTE_MARKER_UFFD_WP);
 	swp[4] = make_pte_marker_entry(PTE_MARKER_POISONED);
 	for (i = 0; i < ARRAY_SIZE(swp); i++) {
+		/* Without CONFIG_MEMORY_FAILURE there are no hwpoison entries. */
+		if (type[i] == PT_ITER_HWPOISON &&
+		    !IS_ENABLED(CONFIG_MEMORY_FAILURE))
+			continue;
 		for (bits = 0; bits < 4; bits++) {
 			bool uffd_wp = bits & 1, sd = bits & 2;
 
@@ -2001,8 +2005,13 @@ static void pt_iter_test_pud_helpers(struct kunit *test)
  * 11a. vm_normal_page_pud() on PUDs built for the purpose, in VMAs of each
  * kind: only a PUD that maps normal memory in a VMA without VM_PFNMAP or
  * VM_MIXEDMAP (hugetlb), a COWed page in a private VM_PFNMAP mapping or a
- * valid pfn in a VM_MIXEDMAP mapping has a page.
+ * valid pfn in a VM_MIXEDMAP mapping has a page.  The helper looks at the
+ * pfn and the special and devmap bits only.  The PUD is built with
+ * pfn_pud(), which only some architectures have.
  */
+#if defined(CONFIG_X86_64) || defined(CONFIG_ARM64) || \
+	defined(CONFIG_RISCV) || defined(CONFIG_PPC_BOOK3S_64)
+#define PT_TEST_HAVE_PFN_PUD	1
 static struct page *pt_test_normal_page_pud(unsigned long pfn,
 					    vm_flags_t flags, pgoff_t pgoff,
 					    bool special, bool devmap)
@@ -2012,7 +2021,7 @@ static struct page *pt_test_normal_page_pud(unsigned long pfn,
 		.vm_end = 2 * PUD_SIZE,
 		.vm_pgoff = pgoff,
 	};
-	pud_t pud = pud_mkhuge(pfn_pud(pfn, vm_get_page_prot(VM_READ)));
+	pud_t pud = pfn_pud(pfn, vm_get_page_prot(VM_READ));
 
 	vm_flags_init(&vma, flags);
 	if (special)
@@ -2027,15 +2036,27 @@ static struct page *pt_test_normal_page_pud(unsigned long pfn,
 		return ERR_PTR(-EINVAL);
 	return vm_normal_page_pud(&vma, PUD_SIZE, pud);
 }
+#else
+#define PT_TEST_HAVE_PFN_PUD	0
+static struct page *pt_test_normal_page_pud(unsigned long pfn,
+					    vm_flags_t flags, pgoff_t pgoff,
+					    bool special, bool devmap)
+{
+	return NULL;
+}
+#endif
 
 static void pt_iter_test_vm_normal_page_pud(struct kunit *test)
 {
 	const vm_flags_t priv = VM_READ | VM_MAYREAD | VM_MAYWRITE;
 	const vm_flags_t shared = priv | VM_SHARED | VM_MAYSHARE;
 	const unsigned long nr = PUD_SIZE >> PAGE_SHIFT;
-	struct page *page = alloc_page(GFP_KERNEL);
+	struct page *page;
 	unsigned long pfn, bad;
 
+	if (!PT_TEST_HAVE_PFN_PUD)
+		kunit_skip(test, "no pfn_pud() on this architecture");
+	page = alloc_page(GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	/* A PUD maps a PUD-aligned pfn; memory around a page has a memmap. */
 	pfn = ALIGN_DOWN(page_to_pfn(page), nr);
