@@ -775,8 +775,19 @@ bool __pt_iter_next(struct pt_iter *it)
 			cond_resched();
 			continue;
 		}
-		if (hugetlb ? pt_iter_hugetlb(it) : pt_iter_descend(it))
+		if (!hugetlb) {
+			if (pt_iter_descend(it))
+				return true;
+			continue;
+		}
+		if (pt_iter_hugetlb(it))
 			return true;
+		/*
+		 * A hugetlb hole is stepped over one huge page at a time (a
+		 * large sparse VMA of 64K pages is many steps), with only
+		 * the sleeping hugetlb VMA lock held.
+		 */
+		cond_resched();
 	}
 
 	if (it->_hole_start != PT_ITER_NO_HOLE) {
