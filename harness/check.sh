@@ -14,7 +14,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 ARCH=x86_64
-OBJS=(mm/pt_iter.o mm/pt_iter_debugfs.o mm/tests/pt_iter_kunit.o)
+OBJS=(mm/pt_iter.o mm/pt_iter_debugfs.o mm/tests/pt_iter_kunit.o mm/tests/pt_iter_bench.o)
 BAD=()
 
 # step NAME OUTPUT-FILE STATUS: report one step; its output only if it failed.

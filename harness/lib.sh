@@ -132,6 +132,7 @@ SERIES_OBJECTS=(
 	"mm/pt_iter.o MMU"
 	"mm/pt_iter_debugfs.o PT_ITER_DEBUGFS"
 	"mm/tests/pt_iter_kunit.o PT_ITER_KUNIT_TEST"
+	"mm/tests/pt_iter_bench.o PT_ITER_KUNIT_BENCH"
 	"mm/memory.o MMU"
 	"mm/hugetlb.o HUGETLB_PAGE"
 	"mm/huge_memory.o TRANSPARENT_HUGEPAGE"

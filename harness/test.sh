@@ -78,7 +78,8 @@ test_arch() {
 		(cd "$TREE" && PYTHONUNBUFFERED=1 python3 tools/testing/kunit/kunit.py run \
 			--build_dir="$out" "${KUNIT_CONFIG_ARGS[@]}" \
 			--kernel_args="$(kunit_kernel_args "$arch")" \
-			--jobs="$(nproc)" --timeout=600 --raw_output=all) || rc=$?
+			--jobs="$(nproc)" --timeout=600 --raw_output=all \
+			pt_iter) || rc=$?
 		echo "$rc" >"$rcfile"
 	} 2>&1 | tee "$log" | sed -un 's/^\[[0-9:]\{8\}\] /  &/p'
 	rc=$(<"$rcfile")

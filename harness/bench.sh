@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# make bench: for each architecture in $ARCHS (default: x86_64 arm64), boot
+# the KUnit kernel of "make test" (same build directory, so nothing is
+# rebuilt after a test run) with QEMU's "-icount shift=0,sleep=off", run the
+# pt_iter_bench suite and print, per kind of memory, the time of one walk
+# with walk_page_range() callbacks and with a pt_iter loop, and their ratio.
+#
+# Under -icount the guest clock counts executed instructions (1 ns each), so
+# the numbers are the same from run to run and from machine to machine; they
+# are instruction counts of the guest, not wall-clock times.  The suite also
+# checks that both walkers gather the same statistics; a disagreement, a
+# kernel splat or a run that does not finish makes the exit status non-zero.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+ICOUNT="-icount shift=0,sleep=off"
+FAILED=0
+TABLE=()
+
+bench_arch() {
+	local arch=$1 out=$OUT/kunit-$1 log=$LOGS/bench-$1.log
+	local rc=0 line kind pages cb pi ratio n=0
+	kunit_config_args "$arch"
+
+	log "$arch: booting the KUnit kernel with $ICOUNT (log: ${log#"$REPO"/})"
+	(cd "$TREE" && PYTHONUNBUFFERED=1 python3 tools/testing/kunit/kunit.py run \
+		--build_dir="$out" "${KUNIT_CONFIG_ARGS[@]}" --qemu_args="$ICOUNT" \
+		--kernel_args="$(kunit_kernel_args "$arch")" \
+		--jobs="$(nproc)" --timeout=1800 --raw_output=all \
+		pt_iter_bench) >"$log" 2>&1 || rc=$?
+
+	if ((rc != 0)) || grep -qE 'not ok|BUG:|WARNING:|Call Trace:' "$log"; then
+		log "$arch: FAILED (kunit.py exit $rc); the end of the log:"
+		grep -E 'not ok|EXPECTATION|Expected|BUG:|WARNING:' "$log" |
+			head -n 20 | sed 's/^/  | /'
+		FAILED=$((FAILED + 1))
+	fi
+	while IFS= read -r line; do
+		# "... bench KIND: N pages (...); callbacks X ns, pt_iter Y ns per walk"
+		[[ $line =~ bench\ ([^:]+):\ ([0-9]+)\ pages.*callbacks\ ([0-9]+)\ ns,\ pt_iter\ ([0-9]+)\ ns ]] ||
+			continue
+		kind=${BASH_REMATCH[1]} pages=${BASH_REMATCH[2]}
+		cb=${BASH_REMATCH[3]} pi=${BASH_REMATCH[4]}
+		ratio=$(awk -v a="$pi" -v b="$cb" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
+		TABLE+=("$(printf '%-8s %-14s %8s %14s %14s %8s' \
+			"$arch" "$kind" "$pages" "$cb" "$pi" "$ratio")")
+		n=$((n + 1))
+	done < <(grep -o 'bench .*per walk' "$log")
+	if ((n == 0)); then
+		log "$arch: no benchmark result in the log"
+		FAILED=$((FAILED + 1))
+	fi
+}
+
+main() {
+	local arch archs
+	read -r -a archs <<<"${ARCHS:-$DEFAULT_ARCHS}"
+	((${#archs[@]})) || die "ARCHS is empty"
+	for arch in "${archs[@]}"; do
+		make_arch_vars "$arch"    # dies on an unknown architecture
+	done
+
+	take_lock kunit
+	bash "$REPO/harness/setup.sh" || die "setup failed"
+	mkdir -p "$LOGS" "$OUT"
+	use_ccache
+
+	for arch in "${archs[@]}"; do
+		bench_arch "$arch"
+	done
+
+	echo
+	echo "one walk of the whole VMA, guest instructions (ns under -icount);"
+	echo "ratio = pt_iter / callbacks (below 1: pt_iter is faster)"
+	printf '%-8s %-14s %8s %14s %14s %8s\n' arch memory pages callbacks pt_iter ratio
+	printf '%s\n' "${TABLE[@]}"
+	if ((FAILED)); then
+		echo "bench: $FAILED architecture(s) failed"
+		exit 1
+	fi
+}
+
+main "$@"
