@@ -54,19 +54,15 @@ bench_arch() {
 }
 
 main() {
-	local arch archs
-	read -r -a archs <<<"${ARCHS:-$DEFAULT_ARCHS}"
-	((${#archs[@]})) || die "ARCHS is empty"
-	for arch in "${archs[@]}"; do
-		make_arch_vars "$arch"    # dies on an unknown architecture
-	done
+	local arch
+	kunit_archs
 
 	take_lock kunit
 	bash "$REPO/harness/setup.sh" || die "setup failed"
 	mkdir -p "$LOGS" "$OUT"
 	use_ccache
 
-	for arch in "${archs[@]}"; do
+	for arch in "${KUNIT_ARCHS[@]}"; do
 		bench_arch "$arch"
 	done
 

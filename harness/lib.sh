@@ -84,6 +84,22 @@ make_arch_vars() {
 	esac
 }
 
+# The KUnit architectures of $ARCHS (default $DEFAULT_ARCHS), checked, with
+# what an architecture beyond the defaults needs installed (make setup
+# installs what the default ones need).  Sets the array KUNIT_ARCHS.
+kunit_archs() {
+	local arch
+	read -r -a KUNIT_ARCHS <<<"${ARCHS:-$DEFAULT_ARCHS}"
+	((${#KUNIT_ARCHS[@]})) || die "ARCHS is empty"
+	for arch in "${KUNIT_ARCHS[@]}"; do
+		make_arch_vars "$arch"    # dies on an unknown architecture
+		if [[ $arch == riscv64 ]]; then
+			install_packages gcc-riscv64-linux-gnu qemu-system-misc \
+				qemu-system-data
+		fi
+	done
+}
+
 # kunit.py options that select the architecture and the configuration
 # (valid for "kunit.py config", "build" and "run").  Sets KUNIT_CONFIG_ARGS.
 # The debugfs view is enabled too, so that every object of the series is

@@ -134,17 +134,8 @@ test_arch() {
 }
 
 main() {
-	local arch archs
-	read -r -a archs <<<"${ARCHS:-$DEFAULT_ARCHS}"
-	((${#archs[@]})) || die "ARCHS is empty"
-	for arch in "${archs[@]}"; do
-		make_arch_vars "$arch"    # dies on an unknown architecture
-		# make setup installs what the default architectures need.
-		if [[ $arch == riscv64 ]]; then
-			install_packages gcc-riscv64-linux-gnu qemu-system-misc \
-				qemu-system-data
-		fi
-	done
+	local arch
+	kunit_archs
 
 	take_lock kunit
 	if ! bash "$REPO/harness/setup.sh"; then
@@ -155,7 +146,7 @@ main() {
 	mkdir -p "$LOGS" "$OUT"
 	use_ccache
 
-	for arch in "${archs[@]}"; do
+	for arch in "${KUNIT_ARCHS[@]}"; do
 		test_arch "$arch"
 	done
 	finish
