@@ -40,9 +40,9 @@ bench_arch() {
 		--jobs="$(nproc)" --timeout=1800 --raw_output=all \
 		pt_iter_bench) >"$log" 2>&1 || rc=$?
 
-	if ((rc != 0)) || grep -qE 'not ok|BUG:|WARNING:|Call Trace:' "$log"; then
-		log "$arch: FAILED (kunit.py exit $rc); the end of the log:"
-		grep -E 'not ok|EXPECTATION|Expected|BUG:|WARNING:' "$log" |
+	if ((rc != 0)) || grep -qE "not ok|$SPLAT_RE" "$log"; then
+		log "$arch: FAILED (kunit.py exit $rc):"
+		grep -E "not ok|EXPECTATION|Expected|$SPLAT_RE" "$log" |
 			head -n 20 | sed 's/^/  | /'
 		FAILED=$((FAILED + 1))
 	fi

@@ -84,6 +84,18 @@ make_arch_vars() {
 	esac
 }
 
+# Kernel log lines that mean something went wrong even if every test passed.
+SPLAT_RE='WARNING:|BUG:|kernel BUG|Kernel panic|Oops|Internal error:'
+SPLAT_RE+='|Unable to handle kernel|general protection fault|Call [Tt]race:'
+SPLAT_RE+='|possible circular locking|possible recursive locking'
+SPLAT_RE+='|inconsistent lock state|suspicious RCU usage|lockdep is turned off'
+SPLAT_RE+='|DEBUG_LOCKS_WARN_ON|turning off the locking correctness validator'
+SPLAT_RE+='|held when returning to user space|bad unlock balance'
+SPLAT_RE+='|trying to register non-static key|INFO: task .* blocked for more than'
+SPLAT_RE+='|soft lockup|hard LOCKUP|self-detected stall|detected stalls? on CPU'
+SPLAT_RE+='|KASAN|UBSAN|KFENCE|list_(add|del) corruption|refcount_t:'
+SPLAT_RE+='|page dumped because'
+
 # The KUnit architectures of $ARCHS (default $DEFAULT_ARCHS), checked, with
 # what an architecture beyond the defaults needs installed (make setup
 # installs what the default ones need).  Sets the array KUNIT_ARCHS.
