@@ -25,7 +25,7 @@ DEBUG_OPTIONS='DEBUG_VM|PROVE_LOCKING|DEBUG_ATOMIC_SLEEP|PAGE_TABLE_CHECK|PAGE_T
 
 bench_arch() {
 	local arch=$1 out=$OUT/bench-$1 log=$LOGS/bench-$1.log
-	local rc=0 line kind pages cb pi ratio n=0 src
+	local rc=0 line kind pages cb pi ratio cbp pip n=0 src
 	kunit_config_args "$arch"
 	# The architecture's kunitconfig, without the checking options.
 	src=${KUNIT_CONFIG_ARGS[0]#--kunitconfig=}
@@ -53,8 +53,10 @@ bench_arch() {
 		kind=${BASH_REMATCH[1]} pages=${BASH_REMATCH[2]}
 		cb=${BASH_REMATCH[3]} pi=${BASH_REMATCH[4]}
 		ratio=$(awk -v a="$pi" -v b="$cb" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
-		TABLE+=("$(printf '%-8s %-14s %8s %14s %14s %8s' \
-			"$arch" "$kind" "$pages" "$cb" "$pi" "$ratio")")
+		cbp=$(awk -v a="$cb" -v n="$pages" 'BEGIN { printf "%.1f", n ? a / n : 0 }')
+		pip=$(awk -v a="$pi" -v n="$pages" 'BEGIN { printf "%.1f", n ? a / n : 0 }')
+		TABLE+=("$(printf '%-8s %-22s %8s %12s %12s %9s %9s %7s' \
+			"$arch" "$kind" "$pages" "$cb" "$pi" "$cbp" "$pip" "$ratio")")
 		n=$((n + 1))
 	done < <(grep -o 'bench .*per walk' "$log")
 	if ((n == 0)); then
@@ -77,9 +79,11 @@ main() {
 	done
 
 	echo
-	echo "one walk of the whole VMA, guest instructions (ns under -icount);"
-	echo "ratio = pt_iter / callbacks (below 1: pt_iter is faster)"
-	printf '%-8s %-14s %8s %14s %14s %8s\n' arch memory pages callbacks pt_iter ratio
+	echo "one walk, guest instructions (ns under -icount); cb/page and pi/page:"
+	echo "per page of the pages column; ratio = pt_iter / callbacks (below 1:"
+	echo "pt_iter is faster)"
+	printf '%-8s %-22s %8s %12s %12s %9s %9s %7s\n' arch memory pages \
+		callbacks pt_iter cb/page pi/page ratio
 	printf '%s\n' "${TABLE[@]}"
 	if ((FAILED)); then
 		echo "bench: $FAILED architecture(s) failed"

@@ -6,8 +6,11 @@
  * and steps by the hstate size for hugetlb VMAs; in both cases it hands the
  * caller one decoded entry at a time with the page-table lock of that entry
  * held.  A PTE table stays mapped and locked while the caller consumes its
- * entries; the inline pt_iter_next() only leaves this file's fast path when
- * the walk moves to another table.
+ * entries: the inline pt_iter_next() decodes the present PTEs of that table
+ * and only calls __pt_iter_next() for everything else.  The PUD entry above
+ * the current PMD table is kept between steps (page tables above the PTE
+ * level are not freed while the mmap or VMA lock is held), so moving to the
+ * next PTE table or PMD leaf does not descend from the PGD again.
  *
  * See Documentation/mm/pt_iter.rst.
  */
@@ -25,15 +28,15 @@
 /* _hole_start when no hole is pending: never a page-aligned address. */
 #define PT_ITER_NO_HOLE		1UL
 
+/* The caller must hold the mmap lock or the VMA lock: this task, not any. */
 static void pt_iter_assert_locked(struct vm_area_struct *vma)
 {
 #ifdef CONFIG_PER_VMA_LOCK
-	if (!rwsem_is_locked(&vma->vm_mm->mmap_lock)) {
-		vma_assert_locked(vma);
-		return;
-	}
-#endif
+	lockdep_assert(lockdep_is_held(&vma->vm_mm->mmap_lock) ||
+		       lockdep_is_held(&vma->vm_lock->lock));
+#else
 	mmap_assert_locked(vma->vm_mm);
+#endif
 }
 
 /*
@@ -45,6 +48,13 @@ static void pt_iter_assert_locked(struct vm_area_struct *vma)
  */
 #define pt_iter_keep(lock)	__release(lock)
 #define pt_iter_unkeep(lock)	__acquire(lock)
+
+/* Whether the caller wants entries of @type. */
+static inline bool pt_iter_wants(const struct pt_iter *it,
+				 enum pt_iter_type type)
+{
+	return it->_flags & PT_ITER_WANT(type);
+}
 
 /* Drop the lock of a PMD, PUD or hugetlb leaf returned by the last step. */
 static inline void pt_iter_drop_leaf(struct pt_iter *it)
@@ -69,9 +79,12 @@ static inline void pt_iter_drop_table(struct pt_iter *it)
 	pte_unmap_unlock(it->_pte_table, it->_pte_ptl);
 	it->_pte_table = NULL;
 	it->_pte_ptl = NULL;
+	it->_fast_end = 0;
+	/* A hole that goes on past this table is reported unlocked. */
+	it->_hole_in_table = false;
 }
 
-/* Reset the per-entry fields and describe an entry of the given range. */
+/* Describe an entry of the given range: the fields every entry sets. */
 static inline void pt_iter_set(struct pt_iter *it, enum pt_iter_type type,
 			       enum pt_iter_level level, unsigned long addr,
 			       unsigned long end)
@@ -80,49 +93,61 @@ static inline void pt_iter_set(struct pt_iter *it, enum pt_iter_type type,
 	it->level = level;
 	it->addr = addr;
 	it->end = end;
-	it->attrs = 0;
+	it->_attrs = 0;
 	it->folio = NULL;
 	it->page = NULL;
-	it->pfn = 0;
-	it->swp.val = 0;
+	it->_pfn = 0;
 	it->_next = end;
 }
 
 /*
- * Describe the swap-format entry @swp.  @idx is the index of it->addr's page
- * within the leaf, for entries that carry a pfn.
+ * The type of the swap-format entry @swp, or PT_ITER_NONE for a kind this
+ * file does not know (there is none today; a new kind must be taught here).
  */
-static void pt_iter_set_swp(struct pt_iter *it, swp_entry_t swp,
-			    unsigned long idx)
+static enum pt_iter_type pt_iter_swp_type(swp_entry_t swp)
 {
-	it->swp = swp;
-	if (!non_swap_entry(swp)) {
-		it->type = PT_ITER_SWAP;
-		return;
-	}
-	if (is_pte_marker_entry(swp)) {
-		it->type = PT_ITER_MARKER;
-		if (pte_marker_entry_uffd_wp(swp))
-			it->attrs |= PT_ATTR_UFFD_WP;
-		return;
-	}
+	if (!non_swap_entry(swp))
+		return PT_ITER_SWAP;
+	if (is_pte_marker_entry(swp))
+		return PT_ITER_MARKER;
 	if (is_migration_entry(swp))
-		it->type = PT_ITER_MIGRATION;
-	else if (is_device_private_entry(swp) ||
-		 is_device_exclusive_entry(swp))
-		it->type = PT_ITER_DEVICE;
-	else if (is_hwpoison_entry(swp))
-		it->type = PT_ITER_HWPOISON;
-	else
-		/* Nothing else exists; a new kind must be taught here. */
-		WARN_ON_ONCE(1);
+		return PT_ITER_MIGRATION;
+	if (is_device_private_entry(swp) || is_device_exclusive_entry(swp))
+		return PT_ITER_DEVICE;
+	if (is_hwpoison_entry(swp))
+		return PT_ITER_HWPOISON;
+	WARN_ON_ONCE(1);
+	return PT_ITER_NONE;
+}
 
+/*
+ * Describe the swap-format entry @swp of type @type.  @idx is the index of
+ * it->addr's page within the leaf, for entries that carry a pfn.
+ */
+static void pt_iter_set_swp(struct pt_iter *it, enum pt_iter_type type,
+			    swp_entry_t swp, unsigned long idx)
+{
+	it->type = type;
+	it->_swp = swp;
+	if (type == PT_ITER_MARKER && pte_marker_entry_uffd_wp(swp))
+		it->_attrs |= PT_ATTR_UFFD_WP;
 	if (is_pfn_swap_entry(swp)) {
-		it->pfn = swp_offset_pfn(swp) + idx;
-		it->page = pfn_to_page(it->pfn);
-		if (it->type != PT_ITER_HWPOISON)
+		it->_pfn = swp_offset_pfn(swp) + idx;
+		it->page = pfn_to_page(it->_pfn);
+		if (type != PT_ITER_HWPOISON)
 			it->folio = page_folio(it->page);
 	}
+}
+
+/*
+ * Whether the caller wants the swap-format entry @swp; its type in @type.
+ * Unknown kinds are never reported.
+ */
+static inline bool pt_iter_wants_swp(const struct pt_iter *it,
+				     swp_entry_t swp, enum pt_iter_type *type)
+{
+	*type = pt_iter_swp_type(swp);
+	return *type != PT_ITER_NONE && pt_iter_wants(it, *type);
 }
 
 /*
@@ -137,7 +162,7 @@ static inline void pt_iter_set_leaf(struct pt_iter *it,
 
 	pt_iter_set(it, PT_ITER_NONE, level, it->_next, end);
 	if (it->addr != leaf_start || end != leaf_start + size)
-		it->attrs |= PT_ATTR_CLIPPED;
+		it->_attrs |= PT_ATTR_CLIPPED;
 }
 
 /*
@@ -151,77 +176,115 @@ static inline void pt_iter_hole(struct pt_iter *it, unsigned long next,
 	    it->_hole_start == PT_ITER_NO_HOLE) {
 		it->_hole_start = it->_next;
 		it->_hole_level = level;
+		it->_hole_in_table = level == PT_ITER_PTE && it->_pte_table;
 	}
 	it->_next = next;
 }
 
 /*
- * Report the pending hole, which ends at @end.  The caller has dropped the
- * locks it took to find the end: a hole that is not within one locked PTE
- * table is returned with no lock held.
+ * Report the pending hole, which ends at @end.  A hole that began in the
+ * PTE table that is still locked comes back with that lock held; any other
+ * hole with no lock held (the caller has dropped what it took to find the
+ * hole's end).
  */
 static bool pt_iter_report_hole(struct pt_iter *it, unsigned long end)
 {
 	unsigned long start = it->_hole_start;
+	bool in_table = it->_hole_in_table;
 
 	it->_hole_start = PT_ITER_NO_HOLE;
+	it->_hole_in_table = false;
 	pt_iter_set(it, PT_ITER_NONE, it->_hole_level, start, end);
-	it->ptep = NULL;
 	it->pte = __pte(0);
-	it->ptl = NULL;
+	if (in_table) {
+		it->ptep = it->_pte_table + pte_index(start);
+		it->ptl = it->_pte_ptl;
+	} else {
+		it->ptep = NULL;
+		it->ptl = NULL;
+	}
 	return true;
 }
 
-static unsigned int pt_iter_pte_attrs(pte_t pte)
+/* Whether a hole is pending. */
+static inline bool pt_iter_hole_pending(const struct pt_iter *it)
 {
-	unsigned int attrs = 0;
-
-	if (pte_present(pte)) {
-		if (pte_write(pte))
-			attrs |= PT_ATTR_WRITE;
-		if (pte_young(pte))
-			attrs |= PT_ATTR_YOUNG;
-		if (pte_dirty(pte))
-			attrs |= PT_ATTR_DIRTY;
-		if (pte_soft_dirty(pte))
-			attrs |= PT_ATTR_SOFT_DIRTY;
-		if (pte_uffd_wp(pte))
-			attrs |= PT_ATTR_UFFD_WP;
-	} else {
-		if (pte_swp_soft_dirty(pte))
-			attrs |= PT_ATTR_SOFT_DIRTY;
-		if (pte_swp_uffd_wp_any(pte))
-			attrs |= PT_ATTR_UFFD_WP;
-	}
-	return attrs;
+	return it->_hole_start != PT_ITER_NO_HOLE;
 }
 
-/*
- * How many PTEs from @ptep on map consecutive pages of @folio, starting at
- * @page, with the same bits as @pte; at most @max_nr.  Unlike
- * folio_pte_batch(), no bit is ignored: every PTE of a batch has the same
- * write, young, dirty, soft-dirty and uffd-wp bits.  pte_batch_hint() lets an
- * architecture skip the PTEs it knows to be alike (a contpte block).
- */
-static unsigned int pt_iter_pte_batch(struct folio *folio, struct page *page,
-				      pte_t *ptep, pte_t pte,
-				      unsigned int max_nr)
+/* @pte with the bits the caller lets a batch differ in cleared. */
+static inline pte_t pt_iter_pte_norm(pte_t pte, unsigned int flags)
 {
-	unsigned int nr, left;
-	pte_t expected;
+	if (flags & PT_ITER_IGNORE_WRITE)
+		pte = pte_wrprotect(pte);
+	if (flags & PT_ITER_IGNORE_YOUNG)
+		pte = pte_mkold(pte);
+	if (flags & PT_ITER_IGNORE_DIRTY)
+		pte = pte_mkclean(pte);
+	if (flags & PT_ITER_IGNORE_SOFT_DIRTY)
+		pte = pte_clear_soft_dirty(pte);
+	if (flags & PT_ITER_IGNORE_UFFD_WP)
+		pte = pte_clear_uffd_wp(pte);
+	return pte;
+}
 
-	left = folio_nr_pages(folio) - folio_page_idx(folio, page);
-	max_nr = min(max_nr, left);
+#define PT_ITER_IGNORE_MASK	(PT_ITER_IGNORE_WRITE | PT_ITER_IGNORE_YOUNG | \
+				 PT_ITER_IGNORE_DIRTY |			\
+				 PT_ITER_IGNORE_SOFT_DIRTY |		\
+				 PT_ITER_IGNORE_UFFD_WP)
+
+/**
+ * __pt_iter_pte_batch - how many PTEs the batch at @ptep holds
+ * @it: the iterator, with the PTE table of @ptep mapped and locked.
+ * @folio: the large folio @page belongs to.
+ * @page: the page the present PTE @pte at @ptep maps.
+ * @ptep: the first PTE of the batch.
+ * @pte: its value.
+ * @addr: its address.
+ *
+ * Counts the PTEs from @ptep on that map consecutive pages of @folio with
+ * the same bits as @pte (but those the walk's %PT_ITER_IGNORE_* flags
+ * name), within the folio, the PTE table and the walk.  Unlike
+ * folio_pte_batch(), by default no bit is ignored.  pte_batch_hint() lets an
+ * architecture skip the PTEs it knows to be alike (a contpte block).  Called
+ * by pt_iter_next(); not for direct use.
+ *
+ * Return: the number of PTEs, at least 1.
+ */
+unsigned int __pt_iter_pte_batch(struct pt_iter *it, struct folio *folio,
+				 struct page *page, pte_t *ptep, pte_t pte,
+				 unsigned long addr)
+{
+	unsigned int flags = it->_flags & PT_ITER_IGNORE_MASK;
+	unsigned int nr, hint, max_nr;
+	pte_t expected, cur;
+
+	max_nr = min_t(unsigned long,
+		       folio_nr_pages(folio) - folio_page_idx(folio, page),
+		       (it->_table_end - addr) >> PAGE_SHIFT);
 
 	nr = pte_batch_hint(ptep, pte);
 	expected = pte_advance_pfn(pte, nr);
+	if (!flags) {
+		/* Every bit must match: no need to normalise the PTEs. */
+		while (nr < max_nr) {
+			cur = ptep_get(ptep + nr);
+			if (!pte_same(cur, expected))
+				break;
+			hint = pte_batch_hint(ptep + nr, cur);
+			expected = pte_advance_pfn(expected, hint);
+			nr += hint;
+		}
+		return min(nr, max_nr);
+	}
+	expected = pt_iter_pte_norm(expected, flags);
 	while (nr < max_nr) {
-		pte = ptep_get(ptep + nr);
-		if (!pte_same(pte, expected))
+		cur = ptep_get(ptep + nr);
+		if (!pte_same(pt_iter_pte_norm(cur, flags), expected))
 			break;
-		left = pte_batch_hint(ptep + nr, pte);
-		expected = pte_advance_pfn(expected, left);
-		nr += left;
+		hint = pte_batch_hint(ptep + nr, cur);
+		expected = pte_advance_pfn(expected, hint);
+		nr += hint;
 	}
 	return min(nr, max_nr);
 }
@@ -238,15 +301,43 @@ static inline bool pt_iter_pte_cont(pte_t pte)
 }
 
 /*
- * Report [it->_next, end) of the locked PTE table, which holds nothing, as a
- * hole with the table's lock held.
+ * Describe the present PTE @pte at @ptep (it->_next) of the locked table.
+ * Returns false if the caller does not want it.
  */
-static bool pt_iter_table_hole(struct pt_iter *it, unsigned long end)
+static bool pt_iter_present_pte(struct pt_iter *it, pte_t *ptep, pte_t pte)
 {
-	pt_iter_set(it, PT_ITER_NONE, PT_ITER_PTE, it->_next, end);
-	it->ptep = it->_pte_table + pte_index(it->addr);
-	it->pte = __pte(0);
-	it->ptl = it->_pte_ptl;
+	unsigned long addr = it->_next;
+	struct page *page = vm_normal_page(it->_vma, addr, pte);
+	unsigned long size;
+	unsigned int nr = 1;
+
+	if (page) {
+		struct folio *folio = page_folio(page);
+
+		if (!pt_iter_wants(it, PT_ITER_FOLIO))
+			return false;
+		if ((it->_flags & PT_ITER_BATCH) && folio_test_large(folio))
+			nr = __pt_iter_pte_batch(it, folio, page, ptep, pte,
+						 addr);
+		pt_iter_set(it, PT_ITER_FOLIO, PT_ITER_PTE, addr,
+			    addr + nr * PAGE_SIZE);
+		it->folio = folio;
+		it->page = page;
+	} else {
+		if (!pt_iter_wants(it, PT_ITER_PFN))
+			return false;
+		pt_iter_set(it, PT_ITER_PFN, PT_ITER_PTE, addr,
+			    addr + PAGE_SIZE);
+	}
+	it->_attrs = __PT_ATTR_RAW_PTE;
+	if (pt_iter_pte_cont(pte)) {
+		/* The block extends beyond the walk: the entry is clipped. */
+		size = pte_leaf_size(pte);
+		it->_attrs |= PT_ATTR_CONT;
+		if (ALIGN_DOWN(it->addr, size) < it->_range_start ||
+		    ALIGN(it->end, size) > it->_range_end)
+			it->_attrs |= PT_ATTR_CLIPPED;
+	}
 	return true;
 }
 
@@ -257,89 +348,85 @@ static bool pt_iter_table_hole(struct pt_iter *it, unsigned long end)
  */
 static bool pt_iter_scan_table(struct pt_iter *it)
 {
-	struct vm_area_struct *vma = it->_vma;
 	unsigned long addr = it->_next;
 	unsigned long end = it->_table_end;
 	pte_t *ptep = it->_pte_table + pte_index(addr);
-	unsigned int nr = 1;
-	struct page *page;
+	enum pt_iter_type type;
+	swp_entry_t swp;
 	pte_t pte;
 
-	for (;;) {
-		pte = ptep_get(ptep);
-		if (!pte_none(pte))
-			break;
-		addr += PAGE_SIZE;
-		ptep++;
-		if (addr >= end) {
-			/* The walk ends in this table, and so does the hole. */
-			if ((it->_flags & PT_ITER_HOLES) &&
-			    it->_hole_start == PT_ITER_NO_HOLE &&
-			    end == it->_range_end)
-				return pt_iter_table_hole(it, end);
-			pt_iter_hole(it, end, PT_ITER_PTE);
-			return false;
-		}
-	}
+	bool new_hole = (it->_flags & PT_ITER_HOLES) &&
+			!pt_iter_hole_pending(it);
 
-	if (it->_flags & PT_ITER_HOLES) {
-		if (it->_hole_start != PT_ITER_NO_HOLE) {
-			/* The pending hole began outside this table. */
-			pt_iter_drop_table(it);
+	for (; addr < end; addr += PAGE_SIZE, ptep++) {
+		pte = ptep_get(ptep);
+		if (pte_none(pte)) {
+			if (new_hole) {
+				it->_next = addr;
+				pt_iter_hole(it, addr, PT_ITER_PTE);
+				new_hole = false;
+			}
+			continue;
+		}
+		it->_next = addr;
+		if (pt_iter_hole_pending(it)) {
+			if (!it->_hole_in_table)
+				/* It began outside this table. */
+				pt_iter_drop_table(it);
 			return pt_iter_report_hole(it, addr);
 		}
-		if (addr != it->_next)
-			/* A hole inside this table: keep the table locked. */
-			return pt_iter_table_hole(it, addr);
-	}
-
-	if (pte_present(pte)) {
-		page = vm_normal_page(vma, addr, pte);
-		if (page) {
-			struct folio *folio = page_folio(page);
-
-			if ((it->_flags & PT_ITER_BATCH) &&
-			    folio_test_large(folio))
-				nr = pt_iter_pte_batch(folio, page, ptep, pte,
-						       (end - addr) >> PAGE_SHIFT);
-			pt_iter_set(it, PT_ITER_FOLIO, PT_ITER_PTE, addr,
-				    addr + nr * PAGE_SIZE);
-			it->folio = folio;
-			it->page = page;
+		if (pte_present(pte)) {
+			if (!pt_iter_present_pte(it, ptep, pte))
+				continue;
 		} else {
-			pt_iter_set(it, PT_ITER_PFN, PT_ITER_PTE, addr,
+			if (!(it->_flags & PT_ITER_WANT_NONPRESENT))
+				continue;
+			swp = pte_to_swp_entry(pte);
+			if (!pt_iter_wants_swp(it, swp, &type))
+				continue;
+			pt_iter_set(it, type, PT_ITER_PTE, addr,
 				    addr + PAGE_SIZE);
+			pt_iter_set_swp(it, type, swp, 0);
+			if (pte_swp_soft_dirty(pte))
+				it->_attrs |= PT_ATTR_SOFT_DIRTY;
+			if (pte_swp_uffd_wp_any(pte))
+				it->_attrs |= PT_ATTR_UFFD_WP;
 		}
-		it->pfn = pte_pfn(pte);
-		if (pt_iter_pte_cont(pte))
-			it->attrs |= PT_ATTR_CONT;
-	} else {
-		pt_iter_set(it, PT_ITER_NONE, PT_ITER_PTE, addr,
-			    addr + PAGE_SIZE);
-		pt_iter_set_swp(it, pte_to_swp_entry(pte), 0);
+		it->pte = pte;
+		it->ptep = ptep;
+		it->ptl = it->_pte_ptl;
+		it->_fast_end = pt_iter_wants(it, PT_ITER_FOLIO) ? end : 0;
+		return true;
 	}
-	it->attrs |= pt_iter_pte_attrs(pte);
-	it->pte = pte;
-	it->ptep = ptep;
-	it->ptl = it->_pte_ptl;
-	return true;
+	it->_next = end;
+	/* The walk ends in this table, and so does the hole. */
+	if (pt_iter_hole_pending(it) && it->_hole_in_table &&
+	    end == it->_range_end)
+		return pt_iter_report_hole(it, end);
+	return false;
 }
 
+#ifdef CONFIG_PGTABLE_HAS_HUGE_LEAVES
 /*
  * Describe the PUD leaf (@present) or swap-format PUD @pud, found at
  * it->_next, of the PUD-sized range that begins at @start.  The same code
  * decodes a PUD-mapped THP or pfn mapping and a PUD-sized hugetlb page.
+ * Returns false if the caller does not want it.
  */
-static void pt_iter_set_pud(struct pt_iter *it, pud_t pud, unsigned long start,
+static bool pt_iter_set_pud(struct pt_iter *it, pud_t pud, unsigned long start,
 			    bool present)
 {
 	unsigned long idx = (it->_next - start) >> PAGE_SHIFT;
+	enum pt_iter_type type;
+	struct page *page;
+	swp_entry_t swp;
 
-	pt_iter_set_leaf(it, PT_ITER_PUD, start, PUD_SIZE);
 	if (present) {
-		struct page *page = vm_normal_page_pud(it->_vma, start, pud);
-
-		it->pfn = pud_pfn(pud) + idx;
+		page = vm_normal_page_pud(it->_vma, start, pud);
+		if (!pt_iter_wants(it, page ? PT_ITER_FOLIO : PT_ITER_PFN))
+			return false;
+		pt_iter_set_leaf(it, PT_ITER_PUD, start, PUD_SIZE);
+		it->_pfn = pud_pfn(pud) + idx;
 		if (page) {
 			it->type = PT_ITER_FOLIO;
 			it->page = nth_page(page, idx);
@@ -348,31 +435,52 @@ static void pt_iter_set_pud(struct pt_iter *it, pud_t pud, unsigned long start,
 			it->type = PT_ITER_PFN;
 		}
 		if (pud_write(pud))
-			it->attrs |= PT_ATTR_WRITE;
+			it->_attrs |= PT_ATTR_WRITE;
 		if (pud_young(pud))
-			it->attrs |= PT_ATTR_YOUNG;
+			it->_attrs |= PT_ATTR_YOUNG;
 		if (pud_dirty(pud))
-			it->attrs |= PT_ATTR_DIRTY;
+			it->_attrs |= PT_ATTR_DIRTY;
 		if (pud_soft_dirty(pud))
-			it->attrs |= PT_ATTR_SOFT_DIRTY;
+			it->_attrs |= PT_ATTR_SOFT_DIRTY;
 		if (pud_uffd_wp(pud))
-			it->attrs |= PT_ATTR_UFFD_WP;
+			it->_attrs |= PT_ATTR_UFFD_WP;
 	} else {
-		pt_iter_set_swp(it, pud_to_swp_entry(pud), idx);
+		swp = pud_to_swp_entry(pud);
+		if (!pt_iter_wants_swp(it, swp, &type))
+			return false;
+		pt_iter_set_leaf(it, PT_ITER_PUD, start, PUD_SIZE);
+		pt_iter_set_swp(it, type, swp, idx);
 		if (pud_swp_soft_dirty(pud))
-			it->attrs |= PT_ATTR_SOFT_DIRTY;
+			it->_attrs |= PT_ATTR_SOFT_DIRTY;
 		if (pud_swp_uffd_wp(pud))
-			it->attrs |= PT_ATTR_UFFD_WP;
+			it->_attrs |= PT_ATTR_UFFD_WP;
 	}
 	it->pud = pud;
+	return true;
 }
+#else
+/* Without huge leaves (neither THP nor hugetlb) there is no PUD leaf. */
+static bool pt_iter_set_pud(struct pt_iter *it, pud_t pud, unsigned long start,
+			    bool present)
+{
+	VM_WARN_ON_ONCE(1);
+	return false;
+}
+#endif
 
 #ifdef CONFIG_HUGETLB_PAGE
+/*
+ * The level of a hugetlb page of @size.  Where the PMD level is folded
+ * (PMD_SIZE == PUD_SIZE), a page of that size is a PMD leaf, as a THP of
+ * that size is.
+ */
 static enum pt_iter_level pt_iter_size_level(unsigned long size)
 {
+	if (size == PMD_SIZE)
+		return PT_ITER_PMD;
 	if (size >= PUD_SIZE)
 		return PT_ITER_PUD;
-	if (size >= PMD_SIZE)
+	if (size > PMD_SIZE)
 		return PT_ITER_PMD;
 	return PT_ITER_PTE;
 }
@@ -385,33 +493,36 @@ static enum pt_iter_level pt_iter_size_level(unsigned long size)
 static bool pt_iter_hugetlb(struct pt_iter *it)
 {
 	struct vm_area_struct *vma = it->_vma;
-	struct hstate *h = hstate_vma(vma);
-	unsigned long size = huge_page_size(h);
-	unsigned long start = it->_next & huge_page_mask(h);
+	struct hstate *h = it->_hstate;
+	unsigned long size = it->_hsize;
+	unsigned long start = it->_next & ~(size - 1);
+	unsigned long next = min(start + size, it->_range_end);
 	enum pt_iter_level level = pt_iter_size_level(size);
-	unsigned long idx;
+	enum pt_iter_type type;
 	spinlock_t *ptl;	/* the lock of the entry */
+	unsigned long idx;
+	swp_entry_t swp;
 	pte_t *ptep;
 	pte_t pte;
 
 	ptep = hugetlb_walk(vma, start, size);
 	if (!ptep) {
-		pt_iter_hole(it, min(start + size, it->_range_end), level);
+		pt_iter_hole(it, next, level);
 		return false;
 	}
 	ptl = huge_pte_lock(h, vma->vm_mm, ptep);
 	pte = huge_ptep_get(vma->vm_mm, start, ptep);
 	if (huge_pte_none(pte)) {
 		spin_unlock(ptl);
-		pt_iter_hole(it, min(start + size, it->_range_end), level);
+		pt_iter_hole(it, next, level);
 		return false;
 	}
-	if (it->_hole_start != PT_ITER_NO_HOLE) {
+	if (pt_iter_hole_pending(it)) {
 		spin_unlock(ptl);
 		return pt_iter_report_hole(it, it->_next);
 	}
 
-	if (size == PUD_SIZE) {
+	if (size == PUD_SIZE && PUD_SIZE != PMD_SIZE) {
 		pud_t pud = pudp_get((pud_t *)ptep);
 
 		/*
@@ -423,47 +534,58 @@ static bool pt_iter_hugetlb(struct pt_iter *it)
 		 * decoding, below.
 		 */
 		if (pte_present(pte) || is_swap_pud(pud)) {
-			pt_iter_set_pud(it, pud, start, pte_present(pte));
+			if (!pt_iter_set_pud(it, pud, start, pte_present(pte)))
+				goto skip;
 			it->pudp = (pud_t *)ptep;
 			goto found;
 		}
 	}
 
 	idx = (it->_next - start) >> PAGE_SHIFT;
-	pt_iter_set_leaf(it, level, start, size);
 	if (pte_present(pte)) {
+		if (!pt_iter_wants(it, PT_ITER_FOLIO))
+			goto skip;
+		pt_iter_set_leaf(it, level, start, size);
 		it->type = PT_ITER_FOLIO;
-		it->pfn = pte_pfn(pte) + idx;
+		it->_pfn = pte_pfn(pte) + idx;
 		it->page = nth_page(pte_page(pte), idx);
 		it->folio = page_folio(it->page);
 		if (huge_pte_write(pte))
-			it->attrs |= PT_ATTR_WRITE;
+			it->_attrs |= PT_ATTR_WRITE;
 		if (pte_young(pte))
-			it->attrs |= PT_ATTR_YOUNG;
+			it->_attrs |= PT_ATTR_YOUNG;
 		if (huge_pte_dirty(pte))
-			it->attrs |= PT_ATTR_DIRTY;
+			it->_attrs |= PT_ATTR_DIRTY;
 		if (pte_soft_dirty(pte))
-			it->attrs |= PT_ATTR_SOFT_DIRTY;
+			it->_attrs |= PT_ATTR_SOFT_DIRTY;
 		if (huge_pte_uffd_wp(pte))
-			it->attrs |= PT_ATTR_UFFD_WP;
+			it->_attrs |= PT_ATTR_UFFD_WP;
 	} else {
-		pt_iter_set_swp(it, pte_to_swp_entry(pte), idx);
+		swp = pte_to_swp_entry(pte);
+		if (!pt_iter_wants_swp(it, swp, &type))
+			goto skip;
+		pt_iter_set_leaf(it, level, start, size);
+		pt_iter_set_swp(it, type, swp, idx);
 		if (pte_swp_soft_dirty(pte))
-			it->attrs |= PT_ATTR_SOFT_DIRTY;
+			it->_attrs |= PT_ATTR_SOFT_DIRTY;
 		if (pte_swp_uffd_wp_any(pte))
-			it->attrs |= PT_ATTR_UFFD_WP;
+			it->_attrs |= PT_ATTR_UFFD_WP;
 	}
 	if (size != PAGE_SIZE && size != PMD_SIZE && size != PUD_SIZE)
-		it->attrs |= PT_ATTR_CONT;
+		it->_attrs |= PT_ATTR_CONT;
 	if (size == PMD_SIZE && hugetlb_pmd_shared(ptep))
-		it->attrs |= PT_ATTR_SHARED_TABLE;
+		it->_attrs |= PT_ATTR_SHARED_TABLE;
 	it->pte = pte;
 	it->ptep = ptep;
 found:
-	it->attrs |= PT_ATTR_HUGETLB;
+	it->_attrs |= PT_ATTR_HUGETLB;
 	it->ptl = ptl;
 	pt_iter_keep(ptl);
 	return true;
+skip:
+	spin_unlock(ptl);
+	it->_next = next;
+	return false;
 }
 #else
 static bool pt_iter_hugetlb(struct pt_iter *it)
@@ -474,12 +596,25 @@ static bool pt_iter_hugetlb(struct pt_iter *it)
 #endif
 
 /*
+ * The end of what the PUD entry of @addr covers, clamped to @end.  A folded
+ * level's *_addr_end() returns @end: the bound is that of the first level
+ * above that is not folded, as walk_page_range() gets it by passing each
+ * level's end down.  The PMD level is bounded by this in turn.
+ */
+static inline unsigned long pt_iter_pud_end(unsigned long addr,
+					    unsigned long end)
+{
+	return pud_addr_end(addr, p4d_addr_end(addr, pgd_addr_end(addr, end)));
+}
+
+/*
  * A PUD that is a leaf or not present.  Returns 1 with the entry reported,
  * 0 if the walk moved on past it, -EAGAIN if it turned out to be a table.
  */
 static int pt_iter_pud_leaf(struct pt_iter *it, pud_t *pudp)
 {
 	unsigned long start = it->_next & PUD_MASK;
+	unsigned long next = pt_iter_pud_end(it->_next, it->_range_end);
 	spinlock_t *ptl;	/* the lock of the entry */
 	pud_t pud;
 
@@ -487,15 +622,14 @@ static int pt_iter_pud_leaf(struct pt_iter *it, pud_t *pudp)
 	pud = pudp_get(pudp);
 	if (pud_none(pud)) {
 		spin_unlock(ptl);
-		pt_iter_hole(it, pud_addr_end(it->_next, it->_range_end),
-			     PT_ITER_PUD);
+		pt_iter_hole(it, next, PT_ITER_PUD);
 		return 0;
 	}
 	if (pud_present(pud) && !pud_leaf(pud)) {
 		spin_unlock(ptl);
 		return -EAGAIN;
 	}
-	if (it->_hole_start != PT_ITER_NO_HOLE) {
+	if (pt_iter_hole_pending(it)) {
 		spin_unlock(ptl);
 		return pt_iter_report_hole(it, it->_next);
 	}
@@ -506,53 +640,42 @@ static int pt_iter_pud_leaf(struct pt_iter *it, pud_t *pudp)
 	 */
 	if (!pud_present(pud) && !pud_devmap(pud) && !pud_trans_huge(pud)) {
 		VM_WARN_ON_ONCE(1);
-		spin_unlock(ptl);
-		it->_next = pud_addr_end(it->_next, it->_range_end);
-		return 0;
+		goto skip;
 	}
-
-	pt_iter_set_pud(it, pud, start, true);
+	if (!pt_iter_set_pud(it, pud, start, true))
+		goto skip;
 	it->pudp = pudp;
 	it->ptl = ptl;
 	pt_iter_keep(ptl);
 	return 1;
+skip:
+	spin_unlock(ptl);
+	it->_next = next;
+	return 0;
 }
 
+#ifdef CONFIG_PGTABLE_HAS_HUGE_LEAVES
 /*
- * A PMD that is a leaf or not present: same return values as
- * pt_iter_pud_leaf().
+ * Describe the PMD leaf @pmd found at it->_next; false if the caller does
+ * not want it.  A non-present PMD is a swap-format entry where the
+ * architecture has THP migration; elsewhere it is a PROT_NONE leaf (32-bit
+ * ARM with LPAE clears the valid bit of a PROT_NONE section), decoded as
+ * the present leaf it stands for, as the PUD path decodes a PROT_NONE PUD.
  */
-static int pt_iter_pmd_leaf(struct pt_iter *it, pmd_t *pmdp)
+static bool pt_iter_set_pmd(struct pt_iter *it, pmd_t pmd)
 {
-	struct vm_area_struct *vma = it->_vma;
 	unsigned long start = it->_next & PMD_MASK;
-	unsigned long idx;
-	spinlock_t *ptl;	/* the lock of the entry */
-	pmd_t pmd;
+	unsigned long idx = (it->_next - start) >> PAGE_SHIFT;
+	enum pt_iter_type type;
+	struct page *page;
+	swp_entry_t swp;
 
-	ptl = pmd_lock(vma->vm_mm, pmdp);
-	pmd = pmdp_get(pmdp);
-	if (pmd_none(pmd)) {
-		spin_unlock(ptl);
-		pt_iter_hole(it, pmd_addr_end(it->_next, it->_range_end),
-			     PT_ITER_PMD);
-		return 0;
-	}
-	if (pmd_present(pmd) && !pmd_leaf(pmd)) {
-		spin_unlock(ptl);
-		return -EAGAIN;
-	}
-	if (it->_hole_start != PT_ITER_NO_HOLE) {
-		spin_unlock(ptl);
-		return pt_iter_report_hole(it, it->_next);
-	}
-
-	idx = (it->_next - start) >> PAGE_SHIFT;
-	pt_iter_set_leaf(it, PT_ITER_PMD, start, PMD_SIZE);
-	if (pmd_present(pmd)) {
-		struct page *page = vm_normal_page_pmd(vma, start, pmd);
-
-		it->pfn = pmd_pfn(pmd) + idx;
+	if (pmd_present(pmd) || !thp_migration_supported()) {
+		page = vm_normal_page_pmd(it->_vma, start, pmd);
+		if (!pt_iter_wants(it, page ? PT_ITER_FOLIO : PT_ITER_PFN))
+			return false;
+		pt_iter_set_leaf(it, PT_ITER_PMD, start, PMD_SIZE);
+		it->_pfn = pmd_pfn(pmd) + idx;
 		if (page) {
 			it->type = PT_ITER_FOLIO;
 			it->page = nth_page(page, idx);
@@ -560,30 +683,59 @@ static int pt_iter_pmd_leaf(struct pt_iter *it, pmd_t *pmdp)
 		} else {
 			it->type = PT_ITER_PFN;
 		}
-		if (pmd_write(pmd))
-			it->attrs |= PT_ATTR_WRITE;
-		if (pmd_young(pmd))
-			it->attrs |= PT_ATTR_YOUNG;
-		if (pmd_dirty(pmd))
-			it->attrs |= PT_ATTR_DIRTY;
-		if (pmd_soft_dirty(pmd))
-			it->attrs |= PT_ATTR_SOFT_DIRTY;
-		if (pmd_uffd_wp(pmd))
-			it->attrs |= PT_ATTR_UFFD_WP;
-	} else {
-#ifdef CONFIG_ARCH_ENABLE_THP_MIGRATION
-		pt_iter_set_swp(it, pmd_to_swp_entry(pmd), idx);
-		if (pmd_swp_soft_dirty(pmd))
-			it->attrs |= PT_ATTR_SOFT_DIRTY;
-		if (pmd_swp_uffd_wp(pmd))
-			it->attrs |= PT_ATTR_UFFD_WP;
+		/* The attributes are decoded from it->pmd when asked for. */
+		it->_attrs |= __PT_ATTR_RAW_PMD;
+		return true;
+	}
+	swp = pmd_to_swp_entry(pmd);
+	if (!pt_iter_wants_swp(it, swp, &type))
+		return false;
+	pt_iter_set_leaf(it, PT_ITER_PMD, start, PMD_SIZE);
+	pt_iter_set_swp(it, type, swp, idx);
+	if (pmd_swp_soft_dirty(pmd))
+		it->_attrs |= PT_ATTR_SOFT_DIRTY;
+	if (pmd_swp_uffd_wp(pmd))
+		it->_attrs |= PT_ATTR_UFFD_WP;
+	return true;
+}
 #else
-		/* No swap-format PMDs without THP migration. */
-		VM_WARN_ON_ONCE(1);
-		spin_unlock(ptl);
-		it->_next = it->end;
-		return 0;
+/* Without huge leaves there is no PMD leaf to describe. */
+static bool pt_iter_set_pmd(struct pt_iter *it, pmd_t pmd)
+{
+	VM_WARN_ON_ONCE(1);
+	return false;
+}
 #endif
+
+/*
+ * A PMD that is a leaf or not present: same return values as
+ * pt_iter_pud_leaf().
+ */
+static int pt_iter_pmd_leaf(struct pt_iter *it, pmd_t *pmdp)
+{
+	unsigned long next = pmd_addr_end(it->_next, it->_pud_end);
+	spinlock_t *ptl;	/* the lock of the entry */
+	pmd_t pmd;
+
+	ptl = pmd_lock(it->_vma->vm_mm, pmdp);
+	pmd = pmdp_get(pmdp);
+	if (pmd_none(pmd)) {
+		spin_unlock(ptl);
+		pt_iter_hole(it, next, PT_ITER_PMD);
+		return 0;
+	}
+	if (pmd_present(pmd) && !pmd_leaf(pmd)) {
+		spin_unlock(ptl);
+		return -EAGAIN;
+	}
+	if (pt_iter_hole_pending(it)) {
+		spin_unlock(ptl);
+		return pt_iter_report_hole(it, it->_next);
+	}
+	if (!pt_iter_set_pmd(it, pmd)) {
+		spin_unlock(ptl);
+		it->_next = next;
+		return 0;
 	}
 	it->pmd = pmd;
 	it->pmdp = pmdp;
@@ -593,9 +745,11 @@ static int pt_iter_pmd_leaf(struct pt_iter *it, pmd_t *pmdp)
 }
 
 /*
- * Descend from the top level to the entry at it->_next.  Returns true with
- * an entry reported; false when the walk moved on (over a hole), or when a
- * PTE table was mapped and locked for pt_iter_scan_table().
+ * Descend to the entry at it->_next: from the PUD entry kept from the last
+ * step if it->_next is still below it, else from the PGD.  Returns true
+ * with an entry reported; false when the walk moved on (over a hole or an
+ * unwanted leaf), or when a PTE table was mapped and locked for
+ * pt_iter_scan_table().
  */
 static bool pt_iter_descend(struct pt_iter *it)
 {
@@ -612,20 +766,25 @@ static bool pt_iter_descend(struct pt_iter *it)
 	pmd_t pmd;
 	int ret;
 
+	if (addr < it->_pud_end) {
+		pudp = it->_pudp;
+		goto pmd_level;
+	}
+
 	pgdp = pgd_offset(mm, addr);
 	if (pgd_none_or_clear_bad(pgdp)) {
-		pt_iter_hole(it, pgd_addr_end(addr, end), PT_ITER_PUD);
+		pt_iter_hole(it, pgd_addr_end(addr, end), PT_ITER_PGD);
 		return false;
 	}
 	p4dp = p4d_offset(pgdp, addr);
 	if (p4d_none_or_clear_bad(p4dp)) {
-		pt_iter_hole(it, p4d_addr_end(addr, end), PT_ITER_PUD);
+		pt_iter_hole(it, p4d_addr_end(addr, end), PT_ITER_P4D);
 		return false;
 	}
 	pudp = pud_offset(p4dp, addr);
 	pud = pudp_get(pudp);
 	if (pud_none(pud)) {
-		pt_iter_hole(it, pud_addr_end(addr, end), PT_ITER_PUD);
+		pt_iter_hole(it, pt_iter_pud_end(addr, end), PT_ITER_PUD);
 		return false;
 	}
 	if (!pud_present(pud) || pud_leaf(pud)) {
@@ -633,12 +792,17 @@ static bool pt_iter_descend(struct pt_iter *it)
 		if (ret != -EAGAIN)
 			return ret;
 	}
+	/* A PMD table: it stays one while the mmap or VMA lock is held. */
+	it->_pudp = pudp;
+	it->_pud_end = pt_iter_pud_end(addr, end);
 
+pmd_level:
 	pmdp = pmd_offset(pudp, addr);
 again:
 	pmd = pmdp_get_lockless(pmdp);
 	if (pmd_none(pmd)) {
-		pt_iter_hole(it, pmd_addr_end(addr, end), PT_ITER_PMD);
+		pt_iter_hole(it, pmd_addr_end(addr, it->_pud_end),
+			     PT_ITER_PMD);
 		return false;
 	}
 	if (!pmd_present(pmd) || pmd_leaf(pmd)) {
@@ -654,7 +818,7 @@ again:
 	pt_iter_keep(ptl);
 	it->_pte_table = ptep - pte_index(addr);
 	it->_pte_ptl = ptl;
-	it->_table_end = pmd_addr_end(addr, end);
+	it->_table_end = pmd_addr_end(addr, it->_pud_end);
 	return false;
 }
 
@@ -665,43 +829,51 @@ again:
  * @start: first address to walk, page aligned, within @vma.
  * @end: end of the walk, page aligned, at most @vma->vm_end.
  * @flags: %PT_ITER_HOLES to be told about holes, %PT_ITER_BATCH to get
- *	consecutive PTEs of one folio as one entry.
+ *	consecutive PTEs of one folio as one entry, %PT_ITER_IGNORE_* for the
+ *	bits a batch may differ in, PT_ITER_WANT() of the types wanted (all
+ *	if none is given).
  *
  * Takes no lock: the first pt_iter_next() does.  Usually called through
  * for_each_pt_entry().
  *
- * Context: the mmap lock (read or write) or the VMA lock of @vma held for
- * the whole walk; may sleep (between tables, the walk calls cond_resched()).
- * The caller holds no spinlock.
- * Return: @it.
+ * Context: this task holds the mmap lock (read or write) or the VMA lock
+ * of @vma for the whole walk; may sleep (between tables, the walk calls
+ * cond_resched()).  The caller holds no spinlock.
  */
-struct pt_iter *pt_iter_start(struct pt_iter *it, struct vm_area_struct *vma,
-			      unsigned long start, unsigned long end,
-			      unsigned int flags)
+void pt_iter_start(struct pt_iter *it, struct vm_area_struct *vma,
+		   unsigned long start, unsigned long end, unsigned int flags)
 {
 	pt_iter_assert_locked(vma);
 	VM_WARN_ON_ONCE(!PAGE_ALIGNED(start) || !PAGE_ALIGNED(end));
 	VM_WARN_ON_ONCE(start < vma->vm_start || end > vma->vm_end);
 
+	if (!(flags & PT_ITER_WANT_ALL))
+		flags |= PT_ITER_WANT_ALL;
 	*it = (struct pt_iter) {
 		._vma = vma,
 		._next = max(start, vma->vm_start),
+		._range_start = max(start, vma->vm_start),
 		._range_end = min(end, vma->vm_end),
 		._flags = flags,
 		._hole_start = PT_ITER_NO_HOLE,
 	};
-	return it;
+#ifdef CONFIG_HUGETLB_PAGE
+	if (is_vm_hugetlb_page(vma)) {
+		/* The hstate of a VMA does not change: look it up once. */
+		it->_hstate = hstate_vma(vma);
+		it->_hsize = huge_page_size(it->_hstate);
+	}
+#endif
 }
-EXPORT_SYMBOL_GPL(pt_iter_start);
 
 /**
- * pt_iter_end - end a walk early
+ * pt_iter_end - end a walk
  * @it: the iterator.
  *
- * Drops every lock the iterator holds.  Must be called when the body of a
- * for_each_pt_entry() loop leaves the loop other than by the loop ending;
- * calling it after the loop has ended is harmless.  The iterator then
- * returns no more entries.
+ * Drops every lock the iterator holds; the iterator then returns no more
+ * entries.  for_each_pt_entry() calls it however its loop is left; a caller
+ * that drives pt_iter_next() by hand calls it when it stops before the end.
+ * Calling it again is harmless.
  */
 void pt_iter_end(struct pt_iter *it)
 {
@@ -714,7 +886,6 @@ void pt_iter_end(struct pt_iter *it)
 	it->_hole_start = PT_ITER_NO_HOLE;
 	it->_next = it->_range_end;
 }
-EXPORT_SYMBOL_GPL(pt_iter_end);
 
 /**
  * pt_iter_pause - drop every lock, to resume the walk later
@@ -740,8 +911,8 @@ void pt_iter_pause(struct pt_iter *it, unsigned long resume)
 	VM_WARN_ON_ONCE(!PAGE_ALIGNED(resume) || resume < it->_vma->vm_start ||
 			resume > it->_range_end);
 	it->_next = clamp(resume, it->_vma->vm_start, it->_range_end);
+	it->_pud_end = 0;
 }
-EXPORT_SYMBOL_GPL(pt_iter_pause);
 
 /**
  * __pt_iter_next - the slow path of pt_iter_next()
@@ -754,28 +925,30 @@ EXPORT_SYMBOL_GPL(pt_iter_pause);
  */
 bool __pt_iter_next(struct pt_iter *it)
 {
-	bool hugetlb = is_vm_hugetlb_page(it->_vma);
-
 	if (it->ptl && it->ptl != it->_pte_ptl) {
 		pt_iter_drop_leaf(it);
-		cond_resched();
+		/*
+		 * As walk_page_range() does: after a PMD or PUD leaf, not
+		 * after each hugetlb page (holes are another matter, below).
+		 */
+		if (!it->_hsize)
+			cond_resched();
 	}
 
-	if (!it->_walk_locked && it->_next < it->_range_end) {
+	if (it->_hsize && !it->_walk_locked && it->_next < it->_range_end) {
 		vma_pgtable_walk_begin(it->_vma);
 		it->_walk_locked = true;
 	}
 
 	while (it->_next < it->_range_end) {
 		if (it->_pte_table) {
-			if (it->_next < it->_table_end &&
-			    pt_iter_scan_table(it))
+			if (pt_iter_scan_table(it))
 				return true;
 			pt_iter_drop_table(it);
 			cond_resched();
 			continue;
 		}
-		if (!hugetlb) {
+		if (!IS_ENABLED(CONFIG_HUGETLB_PAGE) || !it->_hsize) {
 			if (pt_iter_descend(it))
 				return true;
 			continue;
@@ -790,7 +963,7 @@ bool __pt_iter_next(struct pt_iter *it)
 		cond_resched();
 	}
 
-	if (it->_hole_start != PT_ITER_NO_HOLE) {
+	if (pt_iter_hole_pending(it)) {
 		/* The hole began before this table: report it unlocked. */
 		pt_iter_drop_table(it);
 		return pt_iter_report_hole(it, it->_range_end);
@@ -799,19 +972,3 @@ bool __pt_iter_next(struct pt_iter *it)
 	pt_iter_end(it);
 	return false;
 }
-EXPORT_SYMBOL_GPL(__pt_iter_next);
-
-/**
- * __pt_iter_next_pte - the fast path of pt_iter_next()
- * @it: the iterator, with a PTE table mapped and locked that covers
- *	it->_next.
- *
- * Return: as __pt_iter_next().
- */
-bool __pt_iter_next_pte(struct pt_iter *it)
-{
-	if (pt_iter_scan_table(it))
-		return true;
-	return __pt_iter_next(it);
-}
-EXPORT_SYMBOL_GPL(__pt_iter_next_pte);

@@ -73,6 +73,8 @@ static const char * const pt_dbg_level_names[] = {
 	[PT_ITER_PTE]		= "pte",
 	[PT_ITER_PMD]		= "pmd",
 	[PT_ITER_PUD]		= "pud",
+	[PT_ITER_P4D]		= "p4d",
+	[PT_ITER_PGD]		= "pgd",
 };
 
 static const struct {
@@ -184,21 +186,22 @@ static bool pt_dbg_entry(struct pt_dbg *d, const struct pt_iter *it)
 		break;
 	case PT_ITER_PFN:
 		if (it->level == PT_ITER_PTE)
-			zero = is_zero_pfn(it->pfn);
+			zero = is_zero_pfn(pt_iter_pfn(it));
 		else if (it->level == PT_ITER_PMD)
 			zero = is_huge_zero_pmd(it->pmd);
 		fallthrough;
 	case PT_ITER_FOLIO:
-		seq_buf_printf(s, " pfn=%#lx", it->pfn);
+		seq_buf_printf(s, " pfn=%#lx", pt_iter_pfn(it));
 		break;
 	case PT_ITER_SWAP:
 	case PT_ITER_MARKER:
-		seq_buf_printf(s, " swp=%u:%#lx", swp_type(it->swp),
-			       swp_offset(it->swp));
+		seq_buf_printf(s, " swp=%u:%#lx", swp_type(pt_iter_swp(it)),
+			       swp_offset(pt_iter_swp(it)));
 		break;
 	default:
-		seq_buf_printf(s, " swp=%u:%#lx pfn=%#lx", swp_type(it->swp),
-			       swp_offset(it->swp), it->pfn);
+		seq_buf_printf(s, " swp=%u:%#lx pfn=%#lx",
+			       swp_type(pt_iter_swp(it)),
+			       swp_offset(pt_iter_swp(it)), pt_iter_pfn(it));
 		break;
 	}
 	if (zero)
@@ -207,7 +210,7 @@ static bool pt_dbg_entry(struct pt_dbg *d, const struct pt_iter *it)
 		seq_buf_printf(s, " order=%u", folio_order(it->folio));
 
 	for (i = 0; i < ARRAY_SIZE(pt_dbg_attr_names); i++)
-		if (it->attrs & pt_dbg_attr_names[i].attr)
+		if (pt_iter_attrs(it) & pt_dbg_attr_names[i].attr)
 			seq_buf_printf(s, " %s", pt_dbg_attr_names[i].name);
 
 	return pt_dbg_end_line(d);
@@ -233,10 +236,9 @@ static int pt_dbg_walk_mm(struct pt_dbg *d, struct mm_struct *mm,
 		if (!pt_dbg_vma(d, vma))
 			break;
 		for_each_pt_entry(&it, vma, vma->vm_start, vma->vm_end, flags) {
-			if (!pt_dbg_entry(d, &it)) {
-				pt_iter_end(&it);
+			/* Leaving the loop ends the walk. */
+			if (!pt_dbg_entry(d, &it))
 				break;
-			}
 		}
 		if (d->truncated)
 			break;

@@ -23,6 +23,8 @@
  */
 
 #include <kunit/test.h>
+#include <linux/anon_inodes.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/mm.h>
@@ -32,12 +34,15 @@
 #include <linux/kthread.h>
 #include <linux/lockdep.h>
 #include <linux/mman.h>
+#include <linux/mount.h>
 #include <linux/pagemap.h>
+#include <linux/pagewalk.h>
 #include <linux/pfn_t.h>
 #include <linux/pgtable.h>
 #include <linux/pt_iter.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
+#include <linux/shmem_fs.h>
 #include <linux/swapops.h>
 #include <linux/uaccess.h>
 #include <linux/userfaultfd_k.h>
@@ -274,7 +279,8 @@ static void pt_record_table(struct pt_walk *w, const struct pt_iter *it,
 		for (i = 1; i < r->nr_pages; i++) {
 			pte_t pte = ptep_get(ptep + i);
 
-			if (!pte_present(pte) || pte_pfn(pte) != it->pfn + i ||
+			if (!pte_present(pte) ||
+			    pte_pfn(pte) != pt_iter_pfn(it) + i ||
 			    (!w->loose && pt_test_pte_bits(pte) !=
 					  pt_test_pte_bits(it->pte)))
 				r->batch_right = false;
@@ -292,6 +298,9 @@ static void pt_record_table(struct pt_walk *w, const struct pt_iter *it,
 	case PT_ITER_PUD:
 		r->ptl_right = it->ptl == pud_lockptr(mm, it->pudp);
 		r->raw_right = pud_same(pudp_get(it->pudp), it->pud);
+		break;
+	default:
+		/* Holes above the PUD level hold no lock. */
 		break;
 	}
 }
@@ -311,11 +320,11 @@ static void pt_record(struct pt_walk *w, const struct pt_iter *it)
 		.size = pt_iter_size(it),
 		.type = it->type,
 		.level = it->level,
-		.attrs = it->attrs,
+		.attrs = pt_iter_attrs(it),
 		.folio = it->folio,
 		.page = it->page,
-		.pfn = it->pfn,
-		.swp = it->swp,
+		.pfn = pt_iter_pfn(it),
+		.swp = pt_iter_swp(it),
 		.pte = it->pte,
 		.pmd = it->pmd,
 		.ptl = it->ptl,
@@ -494,9 +503,18 @@ static bool pt_walk_check(struct kunit *test, const struct pt_walk *w)
 			PT_CHECK(!!(r->attrs & PT_ATTR_CLIPPED) ==
 				 (r->addr != lstart || r->end != lstart + lsize),
 				 "PT_ATTR_CLIPPED");
+		} else if (r->attrs & PT_ATTR_CONT) {
+			/* A contpte block the walk does not cover whole. */
+			lsize = PT_TEST_CONT_SIZE;
+			PT_CHECK(!!(r->attrs & PT_ATTR_CLIPPED) ==
+				 (ALIGN_DOWN(r->addr, lsize) < w->start ||
+				  ALIGN(r->end, lsize) > w->end),
+				 "PT_ATTR_CLIPPED of a contpte batch");
 		} else {
 			PT_CHECK(!(r->attrs & PT_ATTR_CLIPPED),
 				 "PT_ATTR_CLIPPED on a PTE");
+		}
+		if (!w->hugetlb && r->level == PT_ITER_PTE) {
 			if (r->type != PT_ITER_FOLIO ||
 			    !(w->flags & PT_ITER_BATCH))
 				PT_CHECK(r->nr_pages == 1, "PTE entry of %lu pages",
@@ -650,7 +668,8 @@ static void pt_exp_count(struct kunit *test, const struct pt_walk *w, int n)
 /*
  * Expect the entries from @i on to be PTE batches of @folio that cover
  * [addr, end), starting at page @idx of the folio, with the attributes
- * @attrs (PT_ATTR_CONT is not compared).  That is one entry, except on arm64
+ * @attrs (PT_ATTR_CONT and PT_ATTR_CLIPPED are not compared: the entry
+ * checker does).  That is one entry, except on arm64
  * with contpte: a PMD mapping split into PTEs is made of contpte blocks, and
  * the PTE_CONT bit is part of the value that must be alike, so a batch also
  * ends where a contpte block that was unfolded (by a change to one of its
@@ -661,7 +680,8 @@ static int pt_exp_batch(struct kunit *test, const struct pt_walk *w, int i,
 			unsigned long addr, unsigned long end,
 			struct folio *folio, long idx, unsigned int attrs)
 {
-	unsigned int mask = (PT_TEST_MASK | PT_ATTR_YOUNG) & ~PT_ATTR_CONT;
+	unsigned int mask = (PT_TEST_MASK | PT_ATTR_YOUNG) &
+			    ~(PT_ATTR_CONT | PT_ATTR_CLIPPED);
 	unsigned long at = addr;
 
 	while (at < end) {
@@ -1230,12 +1250,13 @@ static void pt_iter_test_mthp(struct kunit *test)
 			     PT_TEST_MASK);
 	}
 
+	/* Part of a contpte block: the leaf is clipped. */
 	w = pt_test_walk(test, a + P(4), a + P(8), PT_ITER_BATCH);
 	pt_exp_count(test, w, 1);
 	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PTE, a + P(4), a + P(8));
 	pt_exp_page(test, r, folio, 4);
-	pt_exp_attrs(test, r, PT_WRITTEN | (cont ? PT_ATTR_CONT : 0),
-		     PT_TEST_MASK);
+	pt_exp_attrs(test, r, PT_WRITTEN |
+		     (cont ? PT_ATTR_CONT | PT_ATTR_CLIPPED : 0), PT_TEST_MASK);
 
 	/* A hole in the folio unfolds the contpte block. */
 	pt_test_madvise(test, a + P(7), P(1), MADV_DONTNEED);
@@ -2180,20 +2201,48 @@ static void pt_iter_test_hugetlb_shared_table(struct kunit *test)
 #endif /* CONFIG_HUGETLB_PAGE */
 
 /*
- * 13. Leaving the loop early: pt_iter_end() drops the PTE table lock, a
- * PMD leaf lock, the hugetlb VMA lock; the iterator is then exhausted, and
- * calling pt_iter_end() again is harmless.
+ * 13. Leaving the loop early, by break, return or goto, drops the PTE table
+ * lock, a PMD leaf lock or a locked hole's lock without pt_iter_end(): the
+ * loop's variable ends the walk when it goes out of scope.  The iterator is
+ * then exhausted, and pt_iter_end() after that is harmless.
  */
+struct pt_test_stop {
+	spinlock_t *ptl;	/* the entry's lock, as it was */
+	unsigned long at;
+	bool held;
+};
+
+/* Leave the loop at @stop: 0 by break, 1 by return, 2 by goto. */
+static int pt_test_leave(struct vm_area_struct *vma, unsigned long a,
+			 unsigned long stop, int how, struct pt_iter *it,
+			 struct pt_test_stop *st)
+{
+	for_each_pt_entry(it, vma, a, a + 2 * PMD_SIZE, PT_ITER_HOLES) {
+		if (it->addr != stop)
+			continue;
+		st->ptl = it->ptl;
+		st->at = it->addr;
+		st->held = it->ptl && pt_test_spin_held(it->ptl);
+		if (how == 1)
+			return 1;
+		if (how == 2)
+			goto out;
+		break;
+	}
+	return 0;
+out:
+	return 2;
+}
+
 static void pt_iter_test_break(struct kunit *test)
 {
 	unsigned long a = pt_test_anon(test, 2 * PMD_SIZE, PMD_SIZE,
 				       MADV_HUGEPAGE);
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
-	spinlock_t *ptl[3] = {};
-	unsigned long at[3] = {};
-	bool held[3] = {}, locked_after[3], more[3];
-	int depth[3], base, i;
+	struct pt_test_stop st[9] = {};
+	bool locked_after[9], more[9];
+	int depth[9], ret[9], base, i;
 	struct pt_iter it;
 
 	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
@@ -2206,22 +2255,14 @@ static void pt_iter_test_break(struct kunit *test)
 	mmap_read_lock(mm);
 	vma = vma_lookup(mm, a);
 	base = pt_test_lock_depth();
-	/* 0: on a PTE; 1: on a locked hole; 2: on a PMD leaf. */
-	for (i = 0; i < 3; i++) {
-		unsigned long stop = i == 0 ? a + P(2) :
-				     i == 1 ? a + P(4) : a + PMD_SIZE;
+	/* i % 3 - 0: on a PTE; 1: on a locked hole; 2: on a PMD leaf. */
+	for (i = 0; i < 9; i++) {
+		unsigned long stop = i % 3 == 0 ? a + P(2) :
+				     i % 3 == 1 ? a + P(4) : a + PMD_SIZE;
 
-		for_each_pt_entry(&it, vma, a, a + 2 * PMD_SIZE, PT_ITER_HOLES) {
-			if (it.addr == stop) {
-				ptl[i] = it.ptl;
-				at[i] = it.addr;
-				held[i] = it.ptl && pt_test_spin_held(it.ptl);
-				break;
-			}
-		}
-		pt_iter_end(&it);
+		ret[i] = pt_test_leave(vma, a, stop, i / 3, &it, &st[i]);
 		depth[i] = pt_test_lock_depth();
-		locked_after[i] = ptl[i] && pt_test_locked(ptl[i]);
+		locked_after[i] = st[i].ptl && pt_test_locked(st[i].ptl);
 		pt_iter_end(&it);
 		more[i] = pt_iter_next(&it);
 		if (more[i])
@@ -2229,15 +2270,16 @@ static void pt_iter_test_break(struct kunit *test)
 	}
 	mmap_read_unlock(mm);
 
-	for (i = 0; i < 3; i++) {
-		KUNIT_EXPECT_NE_MSG(test, at[i], 0UL, "case %d: not reached", i);
-		KUNIT_EXPECT_TRUE_MSG(test, held[i], "case %d: no lock", i);
+	for (i = 0; i < 9; i++) {
+		KUNIT_EXPECT_NE_MSG(test, st[i].at, 0UL, "case %d: not reached",
+				    i);
+		KUNIT_EXPECT_EQ_MSG(test, ret[i], i / 3, "case %d: left how", i);
+		KUNIT_EXPECT_TRUE_MSG(test, st[i].held, "case %d: no lock", i);
 		KUNIT_EXPECT_FALSE_MSG(test, locked_after[i],
-				       "case %d: ptl held after pt_iter_end", i);
+				       "case %d: ptl held after the loop", i);
 		if (pt_test_depth_valid())
 			KUNIT_EXPECT_EQ_MSG(test, depth[i], base,
-					    "case %d: locks after pt_iter_end",
-					    i);
+					    "case %d: locks after the loop", i);
 		KUNIT_EXPECT_FALSE_MSG(test, more[i],
 				       "case %d: entries after pt_iter_end", i);
 	}
@@ -2358,10 +2400,9 @@ static void pt_iter_test_hugetlb_locking(struct kunit *test)
 			break;
 		}
 	}
-	/* Leave the loop on the first entry. */
+	/* Leave the loop on the first entry: that drops the VMA lock too. */
 	for_each_pt_entry(&it, vma, a, a + 2 * PMD_SIZE, 0)
 		break;
-	pt_iter_end(&it);
 	walk_ended = pt_test_walk_lock_held(vma);
 	depth_ended = pt_test_lock_depth();
 	mmap_read_unlock(mm);
@@ -2380,26 +2421,60 @@ static void pt_iter_test_hugetlb_locking(struct kunit *test)
 }
 #endif
 
+/* Holds the mmap lock of @mm for reading until told to let it go. */
+struct pt_test_mmap_holder {
+	struct mm_struct *mm;
+	struct completion locked;
+	struct completion release;
+	struct completion done;
+};
+
+static int pt_test_hold_mmap(void *data)
+{
+	struct pt_test_mmap_holder *h = data;
+
+	mmap_read_lock(h->mm);
+	complete(&h->locked);
+	wait_for_completion(&h->release);
+	mmap_read_unlock(h->mm);
+	complete(&h->done);
+	return 0;
+}
+
 /*
  * 16. A walk under the VMA lock alone (no mmap lock), as a page fault
- * handler would do it.
+ * handler would do it, while another thread holds the mmap lock for
+ * reading: the walk asserts what this task holds, so lockdep stays quiet.
  */
 static void pt_iter_test_vma_lock(struct kunit *test)
 {
 	unsigned long a = pt_test_anon(test, PMD_SIZE, PMD_SIZE, 0);
 	struct pt_walk *w = pt_walk_alloc(test);
+	struct pt_test_mmap_holder h = { .mm = current->mm };
 	struct vm_area_struct *vma;
+	struct task_struct *t;
 	int i;
 
 	if (!IS_ENABLED(CONFIG_PER_VMA_LOCK))
 		kunit_skip(test, "no CONFIG_PER_VMA_LOCK");
 	pt_test_write(test, a, P(4));
 	pt_test_write(test, a + P(6), P(1));
+	init_completion(&h.locked);
+	init_completion(&h.release);
+	init_completion(&h.done);
+	t = kthread_run(pt_test_hold_mmap, &h, "pt_iter_mmap");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&h.locked);
 	vma = lock_vma_under_rcu(current->mm, a);
+	if (vma) {
+		pt_walk_locked(w, vma, a, a + P(8),
+			       PT_ITER_HOLES | PT_ITER_BATCH);
+		vma_end_read(vma);
+	}
+	complete(&h.release);
+	wait_for_completion(&h.done);
 	if (!vma)
 		kunit_skip(test, "could not take the VMA lock");
-	pt_walk_locked(w, vma, a, a + P(8), PT_ITER_HOLES | PT_ITER_BATCH);
-	vma_end_read(vma);
 
 	pt_walk_check(test, w);
 	pt_exp_count(test, w, 7);
@@ -2556,6 +2631,1263 @@ static void pt_iter_test_race(struct kunit *test)
 	KUNIT_EXPECT_GT(test, race.ops, 10UL);
 }
 
+/*
+ * Reference check: the same ranges walked by the kernel's own page walker
+ * and by pt_iter, compared page by page.
+ *
+ * The reference side is walk_page_range() with mm_walk_ops callbacks
+ * written from the generic helpers only (pmd_trans_huge_lock(),
+ * pte_offset_map_lock(), vm_normal_page(), vm_normal_page_pmd(),
+ * huge_ptep_get(), pte_to_swp_entry(), ...).  It records, for each base
+ * page of the range, what maps it: the type of the entry, its level where
+ * the walker knows it (a PTE, a PMD leaf found by pmd_trans_huge_lock(),
+ * the size of a hugetlb page, the table whose absence pte_hole() reports),
+ * the pfn or swap entry, the folio and the attributes.  Then each pt_iter
+ * entry must cover pages whose records agree with it, nothing mapped may be
+ * left out, holes come only with PT_ITER_HOLES, a PMD or hugetlb leaf is
+ * one entry clipped to the range only, and a PTE entry is one page, or with
+ * PT_ITER_BATCH a batch: pages of one folio at consecutive pfns with the
+ * same attributes, in one PTE table, ending only where the next PTE is not
+ * the same value for the next page.  Each range is walked with flags 0,
+ * PT_ITER_BATCH, PT_ITER_HOLES and both.  The mmap lock is held for write
+ * throughout, so nothing changes between the walks.
+ */
+
+#define PT_REF_MAX_ERR		16
+
+/* The attributes compared; PT_ATTR_CONT as well for hugetlb. */
+#define PT_REF_ATTRS	(PT_ATTR_WRITE | PT_ATTR_YOUNG | PT_ATTR_DIRTY |	\
+			 PT_ATTR_SOFT_DIRTY | PT_ATTR_UFFD_WP | PT_ATTR_HUGETLB)
+
+/* What the reference walk found at one base page. */
+struct pt_ref_page {
+	struct folio *folio;
+	unsigned long pfn;		/* 0 if the entry carries none */
+	swp_entry_t swp;		/* of the whole leaf, as stored */
+	pte_t pte;			/* a PTE, for the end of a batch */
+	unsigned long leaf_start;	/* a PMD or hugetlb leaf: its extent */
+	unsigned long leaf_size;	/* 0 for a PTE or a hole */
+	unsigned int attrs;
+	s8 type;			/* enum pt_iter_type; -1: not visited */
+	s8 level;			/* enum pt_iter_level; -1: unknown */
+};
+
+/* A disagreement, found with the locks of the walk held. */
+struct pt_ref_err {
+	unsigned int flags;
+	unsigned long addr;	/* the pt_iter entry */
+	unsigned long end;
+	unsigned long at;	/* the page that disagrees */
+	const char *what;
+	unsigned long got;
+	unsigned long want;
+};
+
+struct pt_ref {
+	struct vm_area_struct *vma;
+	unsigned long start;
+	unsigned long end;
+	struct pt_ref_page *pg;
+	bool hugetlb;
+	int walk_ret;		/* of walk_page_range() */
+	unsigned long unseen;	/* pages the reference walk did not visit */
+	/* The pt_iter walk being checked. */
+	unsigned int flags;
+	unsigned long next;	/* the first page no entry covered yet */
+	unsigned long entries[4];
+	int nr_err;
+	struct pt_ref_err err[PT_REF_MAX_ERR];
+};
+
+static struct pt_ref_page *pt_ref_at(const struct pt_ref *ref,
+				     unsigned long addr)
+{
+	return &ref->pg[(addr - ref->start) >> PAGE_SHIFT];
+}
+
+/* Record @rp for the pages of [addr, end); a pfn advances by one a page. */
+static void pt_ref_fill(struct pt_ref *ref, unsigned long addr,
+			unsigned long end, const struct pt_ref_page *rp)
+{
+	unsigned long i;
+
+	for (i = 0; addr + P(i) < end; i++) {
+		struct pt_ref_page *p = pt_ref_at(ref, addr + P(i));
+
+		*p = *rp;
+		if (rp->pfn)
+			p->pfn = rp->pfn + i;
+	}
+}
+
+/* A swap-format entry; @idx is the page's index in the leaf. */
+static void pt_ref_swp(struct pt_ref_page *rp, swp_entry_t swp,
+		       unsigned long idx)
+{
+	rp->swp = swp;
+	if (is_pte_marker_entry(swp))
+		rp->type = PT_ITER_MARKER;
+	else if (is_migration_entry(swp))
+		rp->type = PT_ITER_MIGRATION;
+	else if (is_device_private_entry(swp) ||
+		 is_device_exclusive_entry(swp))
+		rp->type = PT_ITER_DEVICE;
+	else if (is_hwpoison_entry(swp))
+		rp->type = PT_ITER_HWPOISON;
+	else if (!non_swap_entry(swp))
+		rp->type = PT_ITER_SWAP;
+	else	/* a kind this check does not know: matches nothing */
+		rp->type = PT_ITER_NR_TYPES;
+	if (rp->type == PT_ITER_MIGRATION || rp->type == PT_ITER_DEVICE ||
+	    rp->type == PT_ITER_HWPOISON) {
+		rp->pfn = swp_offset_pfn(swp) + idx;
+		if (rp->type != PT_ITER_HWPOISON)
+			rp->folio = page_folio(pfn_to_page(rp->pfn));
+	}
+}
+
+static void pt_ref_pte(struct pt_ref *ref, unsigned long addr, pte_t pte)
+{
+	struct pt_ref_page rp = { .level = PT_ITER_PTE, .pte = pte };
+	struct page *page;
+
+	if (pte_none(pte)) {
+		rp.type = PT_ITER_NONE;
+	} else if (pte_present(pte)) {
+		page = vm_normal_page(ref->vma, addr, pte);
+		rp.type = page ? PT_ITER_FOLIO : PT_ITER_PFN;
+		rp.folio = page ? page_folio(page) : NULL;
+		rp.pfn = pte_pfn(pte);
+		rp.attrs = pt_test_pte_bits(pte);
+	} else {
+		pt_ref_swp(&rp, pte_to_swp_entry(pte), 0);
+		if (pte_swp_soft_dirty(pte))
+			rp.attrs |= PT_ATTR_SOFT_DIRTY;
+		if (pte_swp_uffd_wp(pte) || pte_marker_uffd_wp(pte))
+			rp.attrs |= PT_ATTR_UFFD_WP;
+	}
+	pt_ref_fill(ref, addr, addr + PAGE_SIZE, &rp);
+}
+
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+/* A PMD leaf (THP, huge zero page) or PMD migration entry. */
+static void pt_ref_pmd(struct pt_ref *ref, unsigned long addr,
+		       unsigned long end, pmd_t pmd)
+{
+	unsigned long start = addr & PMD_MASK;
+	unsigned long idx = (addr - start) >> PAGE_SHIFT;
+	struct pt_ref_page rp = {
+		.level = PT_ITER_PMD,
+		.leaf_start = start,
+		.leaf_size = PMD_SIZE,
+	};
+	struct page *page;
+
+	if (pmd_present(pmd)) {
+		page = vm_normal_page_pmd(ref->vma, start, pmd);
+		rp.type = page ? PT_ITER_FOLIO : PT_ITER_PFN;
+		rp.folio = page ? page_folio(page) : NULL;
+		rp.pfn = pmd_pfn(pmd) + idx;
+		rp.attrs = (pmd_write(pmd) ? PT_ATTR_WRITE : 0) |
+			   (pmd_young(pmd) ? PT_ATTR_YOUNG : 0) |
+			   (pmd_dirty(pmd) ? PT_ATTR_DIRTY : 0) |
+			   (pmd_soft_dirty(pmd) ? PT_ATTR_SOFT_DIRTY : 0) |
+			   (pmd_uffd_wp(pmd) ? PT_ATTR_UFFD_WP : 0);
+	} else {
+		pt_ref_swp(&rp, pmd_to_swp_entry(pmd), idx);
+		if (pmd_swp_soft_dirty(pmd))
+			rp.attrs |= PT_ATTR_SOFT_DIRTY;
+		if (pmd_swp_uffd_wp(pmd))
+			rp.attrs |= PT_ATTR_UFFD_WP;
+	}
+	pt_ref_fill(ref, addr, end, &rp);
+}
+#endif
+
+static int pt_ref_pmd_entry(pmd_t *pmdp, unsigned long addr,
+			    unsigned long end, struct mm_walk *walk)
+{
+	struct pt_ref *ref = walk->private;
+	pte_t *start_pte, *ptep;
+	spinlock_t *ptl;	/* the PMD or PTE table lock */
+
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+	ptl = pmd_trans_huge_lock(pmdp, ref->vma);
+	if (ptl) {
+		/* For sparse: taken by pmd_trans_huge_lock(). */
+		__acquire(ptl);
+		pt_ref_pmd(ref, addr, end, pmdp_get(pmdp));
+		spin_unlock(ptl);
+		return 0;
+	}
+#endif
+	start_pte = pte_offset_map_lock(walk->mm, pmdp, addr, &ptl);
+	if (!start_pte) {
+		walk->action = ACTION_AGAIN;
+		return 0;
+	}
+	/* For sparse: the RCU read lock pte_unmap_unlock() drops. */
+	__acquire(RCU);
+	for (ptep = start_pte; addr < end; addr += PAGE_SIZE, ptep++)
+		pt_ref_pte(ref, addr, ptep_get(ptep));
+	pte_unmap_unlock(start_pte, ptl);
+	return 0;
+}
+
+/* A missing table: the walker's depth is the level of its entry. */
+static int pt_ref_hole(unsigned long addr, unsigned long end, int depth,
+		       struct mm_walk *walk)
+{
+	static const s8 level[] = {
+		PT_ITER_PGD, PT_ITER_P4D, PT_ITER_PUD, PT_ITER_PMD, PT_ITER_PTE,
+	};
+	struct pt_ref_page rp = { .type = PT_ITER_NONE, .level = -1 };
+
+	if (depth >= 0 && depth < ARRAY_SIZE(level))
+		rp.level = level[depth];
+	pt_ref_fill(walk->private, addr, end, &rp);
+	return 0;
+}
+
+#ifdef CONFIG_HUGETLB_PAGE
+static int pt_ref_hugetlb_entry(pte_t *ptep, unsigned long hmask,
+				unsigned long addr, unsigned long end,
+				struct mm_walk *walk)
+{
+	struct pt_ref *ref = walk->private;
+	struct hstate *h = hstate_vma(ref->vma);
+	unsigned long sz = huge_page_size(h), start = addr & hmask;
+	unsigned long idx = (addr - start) >> PAGE_SHIFT;
+	struct pt_ref_page rp = {
+		.leaf_start = start,
+		.leaf_size = sz,
+		.attrs = PT_ATTR_HUGETLB,
+		/* The level by the size: cont-PTE and cont-PMD are blocks. */
+		.level = sz < PMD_SIZE ? PT_ITER_PTE :
+			 sz < PUD_SIZE ? PT_ITER_PMD : PT_ITER_PUD,
+	};
+	spinlock_t *ptl;	/* the hugetlb entry's lock */
+	pte_t pte;
+
+	ptl = huge_pte_lock(h, walk->mm, ptep);
+	pte = huge_ptep_get(walk->mm, start, ptep);
+	spin_unlock(ptl);
+
+	if (sz != PMD_SIZE && sz != PUD_SIZE)
+		rp.attrs |= PT_ATTR_CONT;
+	if (huge_pte_none(pte)) {
+		rp = (struct pt_ref_page) { .type = PT_ITER_NONE, .level = -1 };
+	} else if (pte_present(pte)) {
+		rp.type = PT_ITER_FOLIO;
+		rp.folio = page_folio(pte_page(pte));
+		rp.pfn = pte_pfn(pte) + idx;
+		rp.attrs |= (huge_pte_write(pte) ? PT_ATTR_WRITE : 0) |
+			    (pte_young(pte) ? PT_ATTR_YOUNG : 0) |
+			    (huge_pte_dirty(pte) ? PT_ATTR_DIRTY : 0) |
+			    (pte_soft_dirty(pte) ? PT_ATTR_SOFT_DIRTY : 0) |
+			    (huge_pte_uffd_wp(pte) ? PT_ATTR_UFFD_WP : 0);
+	} else {
+		pt_ref_swp(&rp, pte_to_swp_entry(pte), idx);
+		if (pte_swp_soft_dirty(pte))
+			rp.attrs |= PT_ATTR_SOFT_DIRTY;
+		if (pte_swp_uffd_wp(pte) || pte_marker_uffd_wp(pte))
+			rp.attrs |= PT_ATTR_UFFD_WP;
+	}
+	pt_ref_fill(ref, addr, end, &rp);
+	return 0;
+}
+#endif
+
+/* Walk VM_PFNMAP VMAs too: the callbacks decode their special PTEs. */
+static int pt_ref_test_walk(unsigned long addr, unsigned long end,
+			    struct mm_walk *walk)
+{
+	return 0;
+}
+
+static const struct mm_walk_ops pt_ref_ops = {
+	.pmd_entry = pt_ref_pmd_entry,
+	.pte_hole = pt_ref_hole,
+#ifdef CONFIG_HUGETLB_PAGE
+	.hugetlb_entry = pt_ref_hugetlb_entry,
+#endif
+	.test_walk = pt_ref_test_walk,
+	.walk_lock = PGWALK_RDLOCK,
+};
+
+static void pt_ref_bad(struct pt_ref *ref, unsigned long addr,
+		       unsigned long end, unsigned long at, const char *what,
+		       unsigned long got, unsigned long want)
+{
+	if (ref->nr_err < PT_REF_MAX_ERR)
+		ref->err[ref->nr_err] = (struct pt_ref_err) {
+			.flags = ref->flags, .addr = addr, .end = end,
+			.at = at, .what = what, .got = got, .want = want,
+		};
+	ref->nr_err++;
+}
+
+/* Pages [ref->next, to) were covered by no entry: they must be holes. */
+static void pt_ref_skipped(struct pt_ref *ref, unsigned long to)
+{
+	unsigned long addr;
+
+	for (addr = ref->next; addr < to; addr += PAGE_SIZE) {
+		if (ref->flags & PT_ITER_HOLES) {
+			pt_ref_bad(ref, ref->next, to, addr,
+				   "not covered with PT_ITER_HOLES", 0, 0);
+			return;
+		}
+		if (pt_ref_at(ref, addr)->type != PT_ITER_NONE) {
+			pt_ref_bad(ref, ref->next, to, addr, "mapped page skipped",
+				   PT_ITER_NONE, pt_ref_at(ref, addr)->type);
+			return;
+		}
+	}
+}
+
+static bool pt_ref_has_pfn(enum pt_iter_type type)
+{
+	return type == PT_ITER_FOLIO || type == PT_ITER_PFN ||
+	       type == PT_ITER_MIGRATION || type == PT_ITER_DEVICE ||
+	       type == PT_ITER_HWPOISON;
+}
+
+/* A PTE batch must not end before a PTE that would continue it. */
+static void pt_ref_batch_end(struct pt_ref *ref, const struct pt_iter *it)
+{
+	const struct pt_ref_page *last, *p;
+
+	if ((it->addr & PMD_MASK) != ((it->end - 1) & PMD_MASK))
+		pt_ref_bad(ref, it->addr, it->end, it->end - PAGE_SIZE,
+			   "batch crosses a PTE table", 0, 0);
+	if (it->end >= ref->end || !(it->end & ~PMD_MASK))
+		return;
+	last = pt_ref_at(ref, it->end - PAGE_SIZE);
+	p = pt_ref_at(ref, it->end);
+	if (p->type == PT_ITER_FOLIO && p->level == PT_ITER_PTE &&
+	    p->folio == last->folio &&
+	    pte_same(p->pte, pte_advance_pfn(last->pte, 1)))
+		pt_ref_bad(ref, it->addr, it->end, it->end,
+			   "batch ends before a PTE that continues it", 0, 0);
+}
+
+/* Check one pt_iter entry against the reference; its lock is held. */
+static void pt_ref_entry(struct pt_ref *ref, const struct pt_iter *it)
+{
+	unsigned int mask = PT_REF_ATTRS | (ref->hugetlb ? PT_ATTR_CONT : 0);
+	unsigned long nr = pt_iter_nr_pages(it), pfn = pt_iter_pfn(it);
+	unsigned int attrs = pt_iter_attrs(it);
+	swp_entry_t swp = pt_iter_swp(it);
+	const struct pt_ref_page *first, *p;
+	unsigned long i, at, lend;
+	struct page *page = NULL;
+
+	if (it->addr < ref->next || it->addr >= it->end ||
+	    it->end > ref->end) {
+		pt_ref_bad(ref, it->addr, it->end, it->addr,
+			   "entry out of order or out of the range", it->addr,
+			   ref->next);
+		ref->next = clamp(it->end, ref->next, ref->end);
+		return;
+	}
+	pt_ref_skipped(ref, it->addr);
+	ref->next = it->end;
+
+	first = pt_ref_at(ref, it->addr);
+	if (first->level >= 0 && it->level != first->level)
+		pt_ref_bad(ref, it->addr, it->end, it->addr, "level", it->level,
+			   first->level);
+	if (it->type == PT_ITER_NONE) {
+		if (!(ref->flags & PT_ITER_HOLES))
+			pt_ref_bad(ref, it->addr, it->end, it->addr,
+				   "hole without PT_ITER_HOLES", 0, 0);
+		for (i = 0; i < nr; i++) {
+			p = pt_ref_at(ref, it->addr + P(i));
+			if (p->type != PT_ITER_NONE) {
+				pt_ref_bad(ref, it->addr, it->end,
+					   it->addr + P(i), "hole over an entry",
+					   PT_ITER_NONE, p->type);
+				break;
+			}
+		}
+		return;
+	}
+
+	for (i = 0; i < nr; i++) {
+		at = it->addr + P(i);
+		p = pt_ref_at(ref, at);
+		if (p->type != it->type)
+			pt_ref_bad(ref, it->addr, it->end, at, "type", it->type,
+				   p->type);
+		else if ((attrs & mask) != p->attrs)
+			pt_ref_bad(ref, it->addr, it->end, at, "attributes",
+				   attrs & mask, p->attrs);
+		else if (p->pfn != (pt_ref_has_pfn(it->type) ? pfn + i : 0))
+			pt_ref_bad(ref, it->addr, it->end, at, "pfn",
+				   pfn + i, p->pfn);
+		else if (p->swp.val != swp.val)
+			pt_ref_bad(ref, it->addr, it->end, at, "swap entry",
+				   swp.val, p->swp.val);
+		else if (p->folio != it->folio)
+			pt_ref_bad(ref, it->addr, it->end, at, "folio",
+				   (unsigned long)it->folio,
+				   (unsigned long)p->folio);
+		else if (p->level != first->level)
+			pt_ref_bad(ref, it->addr, it->end, at, "level in entry",
+				   first->level, p->level);
+		else
+			continue;
+		break;
+	}
+	if (pt_ref_has_pfn(it->type) && it->type != PT_ITER_PFN)
+		page = pfn_to_page(first->pfn);
+	if (it->page != page)
+		pt_ref_bad(ref, it->addr, it->end, it->addr, "page",
+			   (unsigned long)it->page, (unsigned long)page);
+
+	if (first->leaf_size) {
+		/* A PMD or hugetlb leaf: one entry, clipped to the range. */
+		lend = first->leaf_start + first->leaf_size;
+		if (it->addr != max(first->leaf_start, ref->start) ||
+		    it->end != min(lend, ref->end))
+			pt_ref_bad(ref, it->addr, it->end, it->addr,
+				   "leaf extent", it->end, min(lend, ref->end));
+		if (!!(attrs & PT_ATTR_CLIPPED) !=
+		    (first->leaf_start < ref->start || lend > ref->end))
+			pt_ref_bad(ref, it->addr, it->end, it->addr,
+				   "PT_ATTR_CLIPPED", attrs & PT_ATTR_CLIPPED,
+				   0);
+	} else if (it->type != PT_ITER_FOLIO ||
+		   !(ref->flags & PT_ITER_BATCH)) {
+		if (nr != 1)
+			pt_ref_bad(ref, it->addr, it->end, it->addr,
+				   "PTE entry of several pages", nr, 1);
+	} else {
+		pt_ref_batch_end(ref, it);
+	}
+}
+
+static const unsigned int pt_ref_flags[] = {
+	0, PT_ITER_BATCH, PT_ITER_HOLES, PT_ITER_HOLES | PT_ITER_BATCH,
+};
+
+KUNIT_DEFINE_ACTION_WRAPPER(pt_ref_kvfree, kvfree, const void *);
+
+/* A reference for [start, end): allocate it before taking any lock. */
+static struct pt_ref *pt_ref_new(struct kunit *test, unsigned long start,
+				 unsigned long end)
+{
+	struct pt_ref *ref = kunit_kzalloc(test, sizeof(*ref), GFP_KERNEL);
+	unsigned long i, nr = (end - start) >> PAGE_SHIFT;
+
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	ref->pg = kvcalloc(nr, sizeof(*ref->pg), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ref->pg);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pt_ref_kvfree,
+							ref->pg), 0);
+	for (i = 0; i < nr; i++)
+		ref->pg[i].type = -1;
+	ref->start = start;
+	ref->end = end;
+	return ref;
+}
+
+/*
+ * Walk [ref->start, ref->end) of @vma with the reference walker, then with
+ * pt_iter under each set of flags, checking each entry.  The mmap lock is
+ * held for write; nothing here reports to KUnit (see pt_ref_report()).
+ */
+static void pt_ref_compare(struct pt_ref *ref, struct vm_area_struct *vma)
+{
+	unsigned long addr;
+	struct pt_iter it;
+	int f;
+
+	ref->vma = vma;
+	ref->hugetlb = is_vm_hugetlb_page(vma);
+	ref->walk_ret = walk_page_range(vma->vm_mm, ref->start, ref->end,
+					&pt_ref_ops, ref);
+	for (addr = ref->start; addr < ref->end; addr += PAGE_SIZE)
+		if (pt_ref_at(ref, addr)->type < 0)
+			ref->unseen++;
+
+	for (f = 0; f < ARRAY_SIZE(pt_ref_flags); f++) {
+		ref->flags = pt_ref_flags[f];
+		ref->next = ref->start;
+		for_each_pt_entry(&it, vma, ref->start, ref->end, ref->flags) {
+			pt_ref_entry(ref, &it);
+			ref->entries[f]++;
+		}
+		pt_ref_skipped(ref, ref->end);
+	}
+}
+
+static void pt_ref_report(struct kunit *test, const struct pt_ref *ref)
+{
+	int i;
+
+	KUNIT_EXPECT_EQ(test, ref->walk_ret, 0);
+	KUNIT_EXPECT_EQ_MSG(test, ref->unseen, 0UL,
+			    "pages the reference walk did not visit");
+	kunit_info(test, "[%#lx, %#lx): %lu pages; entries %lu/%lu/%lu/%lu",
+		   ref->start, ref->end, (ref->end - ref->start) >> PAGE_SHIFT,
+		   ref->entries[0], ref->entries[1], ref->entries[2],
+		   ref->entries[3]);
+	for (i = 0; i < min(ref->nr_err, PT_REF_MAX_ERR); i++) {
+		const struct pt_ref_err *e = &ref->err[i];
+
+		KUNIT_FAIL(test,
+			   "flags %#x: entry [+%#lx, +%#lx), page +%#lx: %s: pt_iter %#lx, reference %#lx",
+			   e->flags, e->addr - ref->start, e->end - ref->start,
+			   e->at - ref->start, e->what, e->got, e->want);
+	}
+	KUNIT_EXPECT_LE_MSG(test, ref->nr_err, PT_REF_MAX_ERR,
+			    "more disagreements");
+}
+
+/* Compare [start, end) of the VMA at @start, under the mmap write lock. */
+static struct pt_ref *pt_ref_check(struct kunit *test, unsigned long start,
+				   unsigned long end)
+{
+	struct pt_ref *ref = pt_ref_new(test, start, end);
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, start);
+	if (vma && end <= vma->vm_end)
+		pt_ref_compare(ref, vma);
+	mmap_write_unlock(mm);
+	KUNIT_ASSERT_TRUE_MSG(test, vma && end <= vma->vm_end,
+			      "[%#lx, %#lx) not in one VMA", start, end);
+	pt_ref_report(test, ref);
+	return ref;
+}
+
+/* Pages of the reference of type @type (and level @level if >= 0). */
+static unsigned long pt_ref_count(const struct pt_ref *ref,
+				  enum pt_iter_type type, int level)
+{
+	unsigned long addr, n = 0;
+
+	for (addr = ref->start; addr < ref->end; addr += PAGE_SIZE) {
+		const struct pt_ref_page *p = pt_ref_at(ref, addr);
+
+		if (p->type == type && (level < 0 || p->level == level))
+			n++;
+	}
+	return n;
+}
+
+static pte_t pt_ref_pte_numa(pte_t pte)
+{
+	return pte_modify(pte, vm_get_page_prot(VM_NONE));
+}
+
+/*
+ * Small anonymous pages: written, read (the shared zero page), holes, and
+ * single PTEs made old, clean, write-protected, not soft-dirty, uffd-wp,
+ * and PROT_NONE as NUMA hinting makes them (pte_modify() to PAGE_NONE, what
+ * change_prot_numa() writes; the KUnit kernel has no NUMA_BALANCING).
+ * Then swap-format PTEs of every kind installed under the PTE lock: swap
+ * (soft-dirty, uffd-wp), migration, hwpoison, device-exclusive, uffd-wp
+ * and poisoned markers; the original PTEs are put back after the walks.
+ */
+static void pt_ref_anon(struct kunit *test, unsigned int unused)
+{
+	unsigned long a = pt_test_anon(test, PMD_SIZE, PMD_SIZE, 0);
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct folio *mig = NULL;
+	swp_entry_t swp[7] = {};
+	pte_t old[7], new[7];
+	struct pt_ref *ref;
+	int i;
+
+	pt_test_write(test, a, P(8));
+	pt_test_read(test, a + P(9));
+	pt_test_write(test, a + P(16), P(6));
+	KUNIT_ASSERT_TRUE(test, pt_test_modify_pte(test, a + P(1),
+						   pt_test_mkold));
+	KUNIT_ASSERT_TRUE(test, pt_test_modify_pte(test, a + P(2),
+						   pte_mkclean));
+	KUNIT_ASSERT_TRUE(test, pt_test_modify_pte(test, a + P(3),
+						   pte_wrprotect));
+#ifdef CONFIG_MEM_SOFT_DIRTY
+	KUNIT_ASSERT_TRUE(test, pt_test_modify_pte(test, a + P(4),
+						   pt_test_clear_sd));
+#endif
+#ifdef CONFIG_HAVE_ARCH_USERFAULTFD_WP
+	KUNIT_ASSERT_TRUE(test, pt_test_modify_pte(test, a + P(5),
+						   pt_test_mkuffd_wp));
+#endif
+	KUNIT_ASSERT_TRUE(test, pt_test_modify_pte(test, a + P(6),
+						   pt_ref_pte_numa));
+	ref = pt_ref_check(test, a, a + P(32));
+	KUNIT_EXPECT_EQ(test, pt_ref_count(ref, PT_ITER_FOLIO, PT_ITER_PTE),
+			14UL);
+	KUNIT_EXPECT_EQ(test, pt_ref_count(ref, PT_ITER_PFN, PT_ITER_PTE), 1UL);
+
+	/* Swap-format PTEs at a + P(15 + i); the first one in a hole. */
+	swp[0] = swp_entry(0, 0x2000);
+	swp[1] = swp_entry(0, 0x1234);
+	mig = ref->pg[17].folio;
+	KUNIT_ASSERT_NOT_NULL(test, mig);
+	swp[2] = make_readable_migration_entry(folio_pfn(mig));
+#ifdef CONFIG_MEMORY_FAILURE
+	swp[3] = swp_entry(SWP_HWPOISON, ref->pg[18].pfn);
+#endif
+#ifdef CONFIG_DEVICE_PRIVATE
+	swp[4] = make_readable_device_exclusive_entry(ref->pg[19].pfn);
+#endif
+#ifdef CONFIG_PTE_MARKER_UFFD_WP
+	swp[5] = make_pte_marker_entry(PTE_MARKER_UFFD_WP);
+#endif
+	swp[6] = make_poisoned_swp_entry();
+	for (i = 0; i < ARRAY_SIZE(swp); i++)
+		new[i] = swp[i].val ? swp_entry_to_pte(swp[i]) : __pte(0);
+#ifdef CONFIG_HAVE_ARCH_USERFAULTFD_WP
+	new[0] = pte_swp_mkuffd_wp(new[0]);
+#endif
+	new[1] = pte_swp_mksoft_dirty(new[1]);
+
+	ref = pt_ref_new(test, a, a + P(32));
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, a);
+	folio_lock(mig);
+	for (i = 0; i < ARRAY_SIZE(swp); i++)
+		if (swp[i].val)
+			pt_test_install(test, vma, a + P(15 + i), new[i],
+					&old[i]);
+	pt_ref_compare(ref, vma);
+	for (i = 0; i < ARRAY_SIZE(swp); i++)
+		if (swp[i].val)
+			pt_test_install(test, vma, a + P(15 + i), old[i],
+					&new[i]);
+	folio_unlock(mig);
+	mmap_write_unlock(mm);
+	pt_ref_report(test, ref);
+	KUNIT_EXPECT_EQ(test, pt_ref_count(ref, PT_ITER_SWAP, -1), 2UL);
+	KUNIT_EXPECT_EQ(test, pt_ref_count(ref, PT_ITER_MIGRATION, -1), 1UL);
+	KUNIT_EXPECT_EQ(test, pt_ref_count(ref, PT_ITER_MARKER, -1),
+			IS_ENABLED(CONFIG_PTE_MARKER_UFFD_WP) ? 2UL : 1UL);
+}
+
+/*
+ * Page cache of a shmem file: in a MAP_SHARED mapping, pages written (dirty,
+ * writable) and pages only read (clean, read-only, some mapped by fault
+ * around); in a MAP_PRIVATE mapping of the same file, page cache pages
+ * read-faulted (read-only) next to anonymous copies made by write faults.
+ * Swapped-out shmem pages are not covered: shmem keeps their swap entries
+ * in the page cache, not in the page table (which has holes there), and
+ * the KUnit kernel has no swap device to swap to.
+ */
+static void pt_ref_file(struct kunit *test, unsigned int unused)
+{
+	unsigned long len = P(64), s, v;
+	struct pt_ref *ref;
+	struct file *file;
+
+	file = shmem_file_setup("pt_iter_ref", len, VM_NORESERVE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	s = kunit_vm_mmap(test, file, 0, len, PROT_READ | PROT_WRITE,
+			  MAP_SHARED, 0);
+	v = kunit_vm_mmap(test, file, 0, len, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE, 0);
+	fput(file);
+	KUNIT_ASSERT_TRUE(test, s && !IS_ERR_VALUE(s));
+	KUNIT_ASSERT_TRUE(test, v && !IS_ERR_VALUE(v));
+
+	pt_test_write(test, s, P(4));
+	pt_test_read(test, s + P(8));
+	pt_test_read(test, s + P(40));
+	pt_test_write(test, s + P(42), P(1));
+	pt_test_read(test, v);
+	pt_test_read(test, v + P(2));
+	pt_test_write(test, v + P(2), P(2));
+	pt_test_write(test, v + P(20), P(1));
+
+	ref = pt_ref_check(test, s, s + len);
+	KUNIT_EXPECT_TRUE(test, ref->pg[0].attrs & PT_ATTR_DIRTY);
+	KUNIT_EXPECT_FALSE(test, ref->pg[8].attrs & PT_ATTR_DIRTY);
+	ref = pt_ref_check(test, v, v + len);
+	KUNIT_EXPECT_TRUE(test, ref->pg[0].folio &&
+			  !folio_test_anon(ref->pg[0].folio));
+	KUNIT_EXPECT_TRUE(test, ref->pg[2].folio &&
+			  folio_test_anon(ref->pg[2].folio));
+}
+
+static void pt_ref_umount(void *mnt)
+{
+	kern_unmount(mnt);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(pt_ref_fput, fput, struct file *);
+
+/* A tmpfs mounted with huge=always: its files get PMD-sized folios. */
+static struct vfsmount *pt_ref_huge_tmpfs(struct kunit *test)
+{
+	struct file_system_type *type = get_fs_type("tmpfs");
+	char opts[] = "huge=always";
+	struct vfsmount *mnt;
+
+	if (!type)
+		kunit_skip(test, "no tmpfs");
+	mnt = vfs_kern_mount(type, SB_KERNMOUNT, type->name, opts);
+	put_filesystem(type);
+	if (IS_ERR(mnt))
+		kunit_skip(test, "tmpfs with huge=always: %ld", PTR_ERR(mnt));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pt_ref_umount,
+							mnt), 0);
+	return mnt;
+}
+
+/* Map @len bytes of @file at @addr, MAP_SHARED. */
+static void pt_ref_map_shmem(struct kunit *test, struct file *file,
+			     unsigned long addr, unsigned long len)
+{
+	unsigned long ret;
+
+	ret = kunit_vm_mmap(test, file, addr, len, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_FIXED, 0);
+	KUNIT_ASSERT_EQ(test, ret, addr);
+}
+
+/* A file of @mnt, closed when the test ends. */
+static struct file *pt_ref_shmem_file(struct kunit *test,
+				      struct vfsmount *mnt)
+{
+	struct file *file;
+
+	file = shmem_file_setup_with_mnt(mnt, "pt_iter_ref", 2 * PMD_SIZE,
+					 VM_NORESERVE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pt_ref_fput,
+							file), 0);
+	return file;
+}
+
+/*
+ * shmem THPs mapped by PMDs: one written (dirty, writable), one only read
+ * (clean, read-only).
+ */
+static void pt_ref_shmem_thp(struct kunit *test, unsigned int unused)
+{
+	struct vfsmount *mnt = pt_ref_huge_tmpfs(test);
+	unsigned long a = pt_test_anon(test, 2 * PMD_SIZE, PMD_SIZE, 0);
+	struct pt_ref *ref;
+
+	pt_ref_map_shmem(test, pt_ref_shmem_file(test, mnt), a, 2 * PMD_SIZE);
+	pt_test_write(test, a, 1);
+	pt_test_read(test, a + PMD_SIZE);
+	ref = pt_ref_check(test, a, a + 2 * PMD_SIZE);
+	KUNIT_EXPECT_EQ(test, pt_ref_count(ref, PT_ITER_FOLIO, PT_ITER_PMD),
+			2UL * HPAGE_PMD_NR);
+	pt_ref_check(test, a + P(3), a + PMD_SIZE + P(5));
+}
+
+/*
+ * A large folio that straddles a PTE table boundary: a shmem THP, put in
+ * the page cache by a fault in an aligned mapping, then mapped again at an
+ * address 8 pages below a PMD boundary (the kernel has no in-kernel
+ * mremap(); a misaligned file mapping gives the same page tables), its
+ * first 16 pages written, each fault mapping one PTE.  A batch must end at
+ * the table boundary, and only there.
+ */
+static void pt_ref_straddle(struct kunit *test, unsigned int unused)
+{
+	struct vfsmount *mnt = pt_ref_huge_tmpfs(test);
+	unsigned long a = pt_test_anon(test, 4 * PMD_SIZE, PMD_SIZE, 0);
+	unsigned long s = a + 2 * PMD_SIZE - P(8);
+	struct file *file = pt_ref_shmem_file(test, mnt);
+	struct pt_ref *ref;
+
+	pt_ref_map_shmem(test, file, a, PMD_SIZE);
+	pt_test_write(test, a, 1);
+	pt_ref_map_shmem(test, file, s, P(32));
+	pt_test_write(test, s, P(16));
+	ref = pt_ref_check(test, s, s + P(32));
+	KUNIT_EXPECT_TRUE(test, ref->pg[7].folio &&
+			  folio_test_large(ref->pg[7].folio));
+	KUNIT_EXPECT_PTR_EQ(test, ref->pg[7].folio, ref->pg[8].folio);
+	pt_ref_check(test, s + P(2), s + P(12));
+}
+
+/* A device whose mmap() makes VM_PFNMAP or VM_MIXEDMAP mappings. */
+struct pt_ref_dev {
+	struct page *page[2];
+	bool mixed;
+};
+
+static int pt_ref_dev_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct pt_ref_dev *dev = file->private_data;
+	int ret;
+
+	if (!dev->mixed)
+		/* Special PTEs for pages 1 and 2, holes around. */
+		return remap_pfn_range(vma, vma->vm_start + P(1),
+				       page_to_pfn(dev->page[0]), P(2),
+				       vma->vm_page_prot);
+	/* Normal pages inserted at pages 0 and 2. */
+	ret = vm_insert_page(vma, vma->vm_start, dev->page[0]);
+	if (!ret)
+		ret = vm_insert_page(vma, vma->vm_start + P(2), dev->page[1]);
+	return ret;
+}
+
+static const struct file_operations pt_ref_dev_fops = {
+	.owner = THIS_MODULE,
+	.mmap = pt_ref_dev_mmap,
+};
+
+/*
+ * Map the device, compare, and unmap before the caller frees the pages;
+ * returns the number of pages of type @type the reference saw.
+ */
+static unsigned long pt_ref_dev_check(struct kunit *test,
+				      struct pt_ref_dev *dev,
+				      enum pt_iter_type type)
+{
+	struct vm_area_struct *vma;
+	struct pt_ref *ref;
+	struct file *file;
+	unsigned long a;
+
+	file = anon_inode_getfile("[pt_iter_ref]", &pt_ref_dev_fops, dev,
+				  O_RDWR);
+	if (IS_ERR(file)) {
+		KUNIT_FAIL(test, "anon_inode_getfile: %ld", PTR_ERR(file));
+		return 0;
+	}
+	a = vm_mmap(file, 0, P(4), PROT_READ | PROT_WRITE, MAP_SHARED, 0);
+	fput(file);
+	if (IS_ERR_VALUE(a)) {
+		KUNIT_FAIL(test, "vm_mmap: %ld", (long)a);
+		return 0;
+	}
+	ref = pt_ref_new(test, a, a + P(4));
+	mmap_write_lock(current->mm);
+	vma = vma_lookup(current->mm, a);
+	if (vma)
+		pt_ref_compare(ref, vma);
+	mmap_write_unlock(current->mm);
+	KUNIT_EXPECT_EQ(test, vm_munmap(a, P(4)), 0);
+	KUNIT_EXPECT_NOT_NULL(test, vma);
+	pt_ref_report(test, ref);
+	if (type == PT_ITER_PFN)
+		KUNIT_EXPECT_EQ(test, ref->pg[1].pfn,
+				page_to_pfn(dev->page[0]));
+	return pt_ref_count(ref, type, PT_ITER_PTE);
+}
+
+/*
+ * VM_PFNMAP (remap_pfn_range(): special PTEs, no page) and VM_MIXEDMAP
+ * (vm_insert_page(): normal pages) mappings of kernel pages, made by the
+ * mmap() of a file of our own.  walk_page_range() skips VM_PFNMAP VMAs
+ * unless ->test_walk says otherwise, which pt_ref_test_walk() does.  The
+ * pages are freed only once unmapped: if a check stops the test earlier,
+ * they are left allocated.
+ */
+static void pt_ref_pfnmap(struct kunit *test, unsigned int unused)
+{
+	struct pt_ref_dev *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+	struct page *pages;
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	/* kunit_vm_mmap() attaches the mm the device is mapped into. */
+	pt_test_anon(test, PAGE_SIZE, PAGE_SIZE, 0);
+
+	pages = alloc_pages(GFP_KERNEL, 1);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	dev->page[0] = pages;
+	KUNIT_EXPECT_EQ(test, pt_ref_dev_check(test, dev, PT_ITER_PFN), 2UL);
+	__free_pages(pages, 1);
+
+	dev->page[0] = alloc_page(GFP_KERNEL);
+	dev->page[1] = alloc_page(GFP_KERNEL);
+	dev->mixed = true;
+	if (dev->page[0] && dev->page[1])
+		KUNIT_EXPECT_EQ(test, pt_ref_dev_check(test, dev, PT_ITER_FOLIO),
+				2UL);
+	if (dev->page[0])
+		__free_page(dev->page[0]);
+	if (dev->page[1])
+		__free_page(dev->page[1]);
+}
+
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+/* Replace the PMD leaf mapping @addr by @fn of it, under its lock. */
+static bool pt_ref_modify_pmd(unsigned long addr, pmd_t (*fn)(pmd_t pmd))
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	spinlock_t *ptl;	/* the PMD lock */
+	bool ok = false;
+	pmd_t *pmdp;
+	pmd_t old;
+
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, addr);
+	pmdp = pt_test_pmdp(mm, addr);
+	if (vma && pmdp) {
+		ptl = pmd_lock(mm, pmdp);
+		if (pmd_trans_huge(pmdp_get(pmdp))) {
+			old = pmdp_huge_clear_flush(vma, addr, pmdp);
+			set_pmd_at(mm, addr, pmdp, fn(old));
+			ok = true;
+		}
+		spin_unlock(ptl);
+	}
+	mmap_write_unlock(mm);
+	return ok;
+}
+
+static pmd_t pt_ref_pmd_mkclean(pmd_t pmd)
+{
+	return pmd_mkclean(pmd);
+}
+
+static pmd_t pt_ref_pmd_mkold(pmd_t pmd)
+{
+	return pmd_mkold(pmd);
+}
+
+static pmd_t pt_ref_pmd_wrprotect(pmd_t pmd)
+{
+	return pmd_wrprotect(pmd);
+}
+
+#ifdef CONFIG_HAVE_ARCH_USERFAULTFD_WP
+static pmd_t pt_ref_pmd_mkuffd_wp(pmd_t pmd)
+{
+	return pmd_mkuffd_wp(pmd_wrprotect(pmd));
+}
+#endif
+
+static pmd_t pt_ref_pmd_numa(pmd_t pmd)
+{
+	return pmd_modify(pmd, vm_get_page_prot(VM_NONE));
+}
+
+/*
+ * The THP at @a (@folio) replaced by a soft-dirty PMD migration entry, and
+ * compared in that state with the THP after it.
+ */
+static void pt_ref_thp_migration(struct kunit *test, unsigned long a,
+				 struct folio *folio)
+{
+#ifdef CONFIG_ARCH_ENABLE_THP_MIGRATION
+	struct pt_ref *ref = pt_ref_new(test, a, a + 2 * PMD_SIZE);
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	spinlock_t *ptl;	/* the PMD lock */
+	pmd_t *pmdp, orig, swpmd;
+
+	swpmd = swp_entry_to_pmd(make_writable_migration_entry(folio_pfn(folio)));
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, a);
+	pmdp = pt_test_pmdp(mm, a);
+	if (vma && pmdp) {
+		folio_lock(folio);
+		ptl = pmd_lock(mm, pmdp);
+		orig = pmdp_huge_clear_flush(vma, a, pmdp);
+		set_pmd_at(mm, a, pmdp, pmd_swp_mksoft_dirty(swpmd));
+		spin_unlock(ptl);
+		pt_ref_compare(ref, vma);
+		ptl = pmd_lock(mm, pmdp);
+		pmdp_huge_get_and_clear(mm, a, pmdp);
+		set_pmd_at(mm, a, pmdp, orig);
+		spin_unlock(ptl);
+		folio_unlock(folio);
+	}
+	mmap_write_unlock(mm);
+	KUNIT_ASSERT_TRUE(test, vma && pmdp);
+	pt_ref_report(test, ref);
+	KUNIT_EXPECT_EQ(test, pt_ref_count(ref, PT_ITER_MIGRATION, PT_ITER_PMD),
+			(unsigned long)HPAGE_PMD_NR);
+#endif
+}
+
+/*
+ * PMD-mapped THPs: as written (dirty, writable), made clean, old,
+ * write-protected (as mprotect(PROT_READ) leaves them), uffd-wp, PROT_NONE
+ * as NUMA hinting makes them (pmd_modify() to PAGE_NONE), and the huge
+ * zero page; walked whole and from inside the first leaf to inside the
+ * last.  Then the first THP replaced by a PMD migration entry.
+ */
+static void pt_ref_thp(struct kunit *test, unsigned int unused)
+{
+	static pmd_t (*const fn[])(pmd_t pmd) = {
+		NULL, pt_ref_pmd_mkclean, pt_ref_pmd_mkold,
+		pt_ref_pmd_wrprotect,
+#ifdef CONFIG_HAVE_ARCH_USERFAULTFD_WP
+		pt_ref_pmd_mkuffd_wp,
+#endif
+		pt_ref_pmd_numa,
+	};
+	const unsigned long n = ARRAY_SIZE(fn) + 1, len = n * PMD_SIZE;
+	unsigned long a = pt_test_anon(test, len, PMD_SIZE, MADV_HUGEPAGE);
+	struct pt_ref *ref;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(fn); i++)
+		pt_test_thp(test, a + i * PMD_SIZE);
+	pt_test_read(test, a + len - PMD_SIZE);
+	pt_test_madvise(test, a, len, MADV_NOHUGEPAGE);
+	for (i = 1; i < ARRAY_SIZE(fn); i++)
+		KUNIT_ASSERT_TRUE(test, pt_ref_modify_pmd(a + i * PMD_SIZE,
+							  fn[i]));
+	ref = pt_ref_check(test, a, a + len);
+	KUNIT_EXPECT_EQ(test, pt_ref_count(ref, PT_ITER_FOLIO, PT_ITER_PMD),
+			ARRAY_SIZE(fn) * HPAGE_PMD_NR);
+	KUNIT_EXPECT_EQ(test, pt_ref_count(ref, PT_ITER_PFN, PT_ITER_PMD),
+			(unsigned long)HPAGE_PMD_NR);
+	pt_ref_check(test, a + P(3), a + len - PMD_SIZE + P(5));
+
+	pt_ref_thp_migration(test, a, ref->pg[0].folio);
+}
+
+/*
+ * 64K mTHPs whose PTEs differ in one bit only: one left as written, one
+ * with a PTE made clean, one with a PTE not soft-dirty, and one with two
+ * write-protected PTEs of which one is uffd-wp.  A batch may not span a
+ * difference, and must span everything else.
+ */
+static void pt_ref_mthp_bits(struct kunit *test, unsigned int unused)
+{
+	unsigned long a, nr = 1UL << PT_TEST_MTHP_ORDER;
+	struct pt_ref *ref;
+	int ret;
+
+	pt_test_mthp_was_set = test_and_set_bit(PT_TEST_MTHP_ORDER,
+						&huge_anon_orders_madvise);
+	ret = kunit_add_action_or_reset(test, pt_test_mthp_restore, NULL);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+
+	/* Smaller than a PMD: no PMD THP can be placed in it. */
+	a = pt_test_anon(test, PMD_SIZE / 2, P(nr), MADV_HUGEPAGE);
+	pt_test_write(test, a, P(4 * nr));
+	KUNIT_ASSERT_TRUE(test, pt_test_modify_pte(test, a + P(nr + 5),
+						   pte_mkclean));
+#ifdef CONFIG_MEM_SOFT_DIRTY
+	KUNIT_ASSERT_TRUE(test, pt_test_modify_pte(test, a + P(2 * nr + 5),
+						   pt_test_clear_sd));
+#endif
+	KUNIT_ASSERT_TRUE(test, pt_test_modify_pte(test, a + P(3 * nr + 4),
+						   pte_wrprotect));
+#ifdef CONFIG_HAVE_ARCH_USERFAULTFD_WP
+	KUNIT_ASSERT_TRUE(test, pt_test_modify_pte(test, a + P(3 * nr + 5),
+						   pt_test_mkuffd_wp));
+#endif
+	ref = pt_ref_check(test, a, a + P(5 * nr));
+	KUNIT_ASSERT_NOT_NULL(test, ref->pg[0].folio);
+	KUNIT_EXPECT_EQ(test, folio_nr_pages(ref->pg[0].folio), nr);
+	KUNIT_EXPECT_PTR_EQ(test, ref->pg[3 * nr + 4].folio,
+			    ref->pg[3 * nr + 5].folio);
+	pt_ref_check(test, a + P(3), a + P(3 * nr + 7));
+}
+#else
+static void pt_ref_thp(struct kunit *test, unsigned int unused)
+{
+	kunit_skip(test, "no THP");
+}
+
+static void pt_ref_mthp_bits(struct kunit *test, unsigned int unused)
+{
+	kunit_skip(test, "no THP");
+}
+#endif
+
+#ifdef CONFIG_HUGETLB_PAGE
+/*
+ * Replace the hugetlb entry at @addr by @new (none to clear it), the old
+ * one in @old.  The mmap lock and the hugetlb VMA lock are held for write.
+ */
+static bool pt_ref_huge_xchg(struct vm_area_struct *vma, unsigned long addr,
+			     pte_t new, pte_t *old)
+{
+	struct hstate *h = hstate_vma(vma);
+	unsigned long sz = huge_page_size(h);
+	struct mm_struct *mm = vma->vm_mm;
+	spinlock_t *ptl;	/* the hugetlb entry's lock */
+	pte_t *ptep;
+
+	ptep = huge_pte_alloc(mm, vma, addr, sz);
+	if (!ptep)
+		return false;
+	ptl = huge_pte_lock(h, mm, ptep);
+	*old = huge_ptep_get(mm, addr, ptep);
+	if (pte_present(*old))
+		huge_ptep_clear_flush(vma, addr, ptep);
+	else if (!huge_pte_none(*old))
+		huge_ptep_get_and_clear(mm, addr, ptep, sz);
+	if (!huge_pte_none(new))
+		set_huge_pte_at(mm, addr, ptep, new, sz);
+	spin_unlock(ptl);
+	return true;
+}
+
+/* The hugetlb entry at @addr; the hugetlb VMA lock is held. */
+static pte_t pt_ref_huge_get(struct vm_area_struct *vma, unsigned long addr)
+{
+	struct hstate *h = hstate_vma(vma);
+	spinlock_t *ptl;	/* the hugetlb entry's lock */
+	pte_t *ptep, pte;
+
+	ptep = hugetlb_walk(vma, addr, huge_page_size(h));
+	if (!ptep)
+		return __pte(0);
+	ptl = huge_pte_lock(h, vma->vm_mm, ptep);
+	pte = huge_ptep_get(vma->vm_mm, addr, ptep);
+	spin_unlock(ptl);
+	return pte;
+}
+
+/*
+ * hugetlb pages of 1 << @shift bytes: one written, one only read, holes.
+ * Then, in their place and in the holes, a migration entry, a uffd-wp
+ * present entry, a uffd-wp marker, a soft-dirty hwpoison entry and a
+ * poisoned marker.  PUD-sized pages are left out: faulting one clears 1G,
+ * too slow under TCG for this case (the hugetlb_pud tests cover them).
+ */
+static void pt_ref_hugetlb(struct kunit *test, unsigned int shift)
+{
+	unsigned long sz = 1UL << shift, a, i;
+	struct vm_area_struct *vma;
+	struct mm_struct *mm;
+	struct folio *folio[2];
+	pte_t new[5], old[5];
+	struct pt_ref *ref;
+	swp_entry_t swp;
+	bool ok = true;
+
+	a = pt_test_hugetlb_map(test, shift, 6, 2, 0, 0);
+	mm = current->mm;
+	pt_test_write(test, a, 1);
+	pt_test_read(test, a + sz);
+	ref = pt_ref_check(test, a, a + 6 * sz);
+	KUNIT_EXPECT_EQ(test, pt_ref_count(ref, PT_ITER_FOLIO, -1),
+			2 * (sz >> PAGE_SHIFT));
+	pt_ref_check(test, a + P(1), a + sz + sz / 2);
+
+	folio[0] = ref->pg[0].folio;
+	folio[1] = ref->pg[sz >> PAGE_SHIFT].folio;
+	KUNIT_ASSERT_TRUE(test, folio[0] && folio[1]);
+	swp = make_readable_migration_entry(folio_pfn(folio[0]));
+	new[0] = swp_entry_to_pte(swp);
+	new[2] = __pte(0);
+	new[3] = __pte(0);
+	new[4] = swp_entry_to_pte(make_poisoned_swp_entry());
+#ifdef CONFIG_PTE_MARKER_UFFD_WP
+	new[2] = swp_entry_to_pte(make_pte_marker_entry(PTE_MARKER_UFFD_WP));
+#endif
+#ifdef CONFIG_MEMORY_FAILURE
+	swp = swp_entry(SWP_HWPOISON, folio_pfn(folio[1]));
+	new[3] = pte_swp_mksoft_dirty(swp_entry_to_pte(swp));
+#endif
+
+	ref = pt_ref_new(test, a, a + 6 * sz);
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, a);
+	folio_lock(folio[0]);
+	hugetlb_vma_lock_write(vma);
+	/* The read-only page, made uffd-wp. */
+	new[1] = huge_pte_wrprotect(pt_ref_huge_get(vma, a + sz));
+#ifdef CONFIG_HAVE_ARCH_USERFAULTFD_WP
+	new[1] = huge_pte_mkuffd_wp(new[1]);
+#endif
+	for (i = 0; i < ARRAY_SIZE(new); i++) {
+		if (!pt_ref_huge_xchg(vma, a + i * sz, new[i], &old[i])) {
+			ok = false;
+			break;
+		}
+	}
+	hugetlb_vma_unlock_write(vma);
+	if (ok)
+		pt_ref_compare(ref, vma);
+	hugetlb_vma_lock_write(vma);
+	while (i--)
+		pt_ref_huge_xchg(vma, a + i * sz, old[i], &new[i]);
+	hugetlb_vma_unlock_write(vma);
+	folio_unlock(folio[0]);
+	mmap_write_unlock(mm);
+	KUNIT_ASSERT_TRUE(test, ok);
+	pt_ref_report(test, ref);
+	KUNIT_EXPECT_EQ(test, pt_ref_count(ref, PT_ITER_MIGRATION, -1),
+			sz >> PAGE_SHIFT);
+	KUNIT_EXPECT_EQ(test, pt_ref_count(ref, PT_ITER_MARKER, -1),
+			(IS_ENABLED(CONFIG_PTE_MARKER_UFFD_WP) ? 2 : 1) *
+			(sz >> PAGE_SHIFT));
+}
+#endif
+
+/*
+ * A walk across a 512G boundary (a PGD entry with 4-level page tables, a
+ * P4D entry with 5 levels): first with nothing mapped above it, so that
+ * the walk meets a missing top-level entry, then with pages on both sides.
+ */
+static void pt_ref_512g(struct kunit *test, unsigned int unused)
+{
+	const u64 b64 = 1ULL << 46;	/* 64T, a multiple of 512G */
+	unsigned long a, b = (unsigned long)b64;
+	struct pt_ref *ref;
+
+	if (b64 + PMD_SIZE > TASK_SIZE)
+		kunit_skip(test, "no user address at %#llx", b64);
+	a = kunit_vm_mmap(test, NULL, b - PMD_SIZE, 2 * PMD_SIZE,
+			  PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+			  MAP_NORESERVE | MAP_FIXED_NOREPLACE, 0);
+	if (a != b - PMD_SIZE)
+		kunit_skip(test, "cannot map at %#lx: %ld", b - PMD_SIZE,
+			   (long)a);
+	pt_test_write(test, b - P(1), 1);
+	ref = pt_ref_check(test, a, b + PMD_SIZE);
+	KUNIT_EXPECT_GT(test, pt_ref_at(ref, b)->level, PT_ITER_PUD);
+	pt_test_write(test, b, 1);
+	pt_test_write(test, b + P(3), 1);
+	pt_ref_check(test, a, b + PMD_SIZE);
+	pt_ref_check(test, b - P(2), b + P(4));
+}
+
+struct pt_ref_layout {
+	const char *name;
+	void (*fn)(struct kunit *test, unsigned int shift);
+	unsigned int shift;
+};
+
+static const struct pt_ref_layout pt_ref_layouts[] = {
+	{ "anon", pt_ref_anon },
+	{ "file", pt_ref_file },
+	{ "shmem-thp", pt_ref_shmem_thp },
+	{ "straddle", pt_ref_straddle },
+	{ "pfnmap", pt_ref_pfnmap },
+	{ "thp", pt_ref_thp },
+	{ "mthp-bits", pt_ref_mthp_bits },
+#ifdef CONFIG_HUGETLB_PAGE
+	{ "hugetlb-64K", pt_ref_hugetlb, 16 },
+	{ "hugetlb-2M", pt_ref_hugetlb, 21 },
+	{ "hugetlb-32M", pt_ref_hugetlb, 25 },
+#endif
+	{ "512G", pt_ref_512g },
+};
+
+static void pt_ref_desc(const struct pt_ref_layout *l, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", l->name);
+}
+
+KUNIT_ARRAY_PARAM(pt_ref, pt_ref_layouts, pt_ref_desc);
+
+/* 18. Each layout, walked by pt_iter and by the reference walker. */
+static void pt_iter_test_reference(struct kunit *test)
+{
+	const struct pt_ref_layout *l = test->param_value;
+
+	l->fn(test, l->shift);
+}
+
 static struct kunit_case pt_iter_test_cases[] = {
 	KUNIT_CASE(pt_iter_test_small_pages),
 	KUNIT_CASE(pt_iter_test_pte_attrs),
@@ -2578,6 +3910,7 @@ static struct kunit_case pt_iter_test_cases[] = {
 	KUNIT_CASE(pt_iter_test_pause),
 	KUNIT_CASE(pt_iter_test_vma_lock),
 	KUNIT_CASE_SLOW(pt_iter_test_race),
+	KUNIT_CASE_PARAM(pt_iter_test_reference, pt_ref_gen_params),
 	{}
 };
 
