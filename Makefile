@@ -5,7 +5,7 @@
 #   make test           KUnit on x86_64 and arm64 under QEMU (ARCHS="x86_64" to restrict)
 #   make check          checkpatch, kernel-doc, W=1 + sparse build of the pt_iter objects
 #   make check-bisect   build every prefix of the series (slow)
-#   make cross          cross-build the series for 9 architectures (CROSS_ARCHS=)
+#   make cross          cross-build the series: 9 architectures, 7 reduced configs (CROSS_ARCHS=)
 #   make series         export a git-am-able series with a cover letter to build/series/
 #   make run, make bench
 #   make clean          remove build/out (kernel builds)

@@ -18,9 +18,11 @@ LINUX_SOURCE_TARBALL=/usr/src/linux-source-6.12.tar.xz
 # The configuration every KUnit build uses, relative to the kernel tree.
 KUNITCONFIG=mm/tests/.kunitconfig
 DEFAULT_ARCHS="x86_64 arm64"
-# Also accepted in ARCHS (make test ARCHS=riscv64): runs the suite where
-# the PUD helpers of other architectures live, but not by default.
-EXTRA_ARCHS="riscv64"
+# Also accepted in ARCHS (make test ARCHS=riscv64), not run by default:
+# riscv64 runs the suite where the PUD helpers of other architectures live;
+# arm64-64k is arm64 with 64K pages and 42-bit VA, two-level page tables
+# (the PMD is folded: PMD_SIZE == PUD_SIZE == 512M).
+EXTRA_ARCHS="riscv64 arm64-64k"
 
 PROG=${0##*/}
 log()  { printf '%s: %s\n' "$PROG" "$*"; }
@@ -78,7 +80,7 @@ use_ccache() {
 make_arch_vars() {
 	case $1 in
 	x86_64)	MAKE_ARCH=(ARCH=x86_64) ;;
-	arm64)	MAKE_ARCH=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-) ;;
+	arm64|arm64-64k) MAKE_ARCH=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-) ;;
 	riscv64) MAKE_ARCH=(ARCH=riscv CROSS_COMPILE=riscv64-linux-gnu-) ;;
 	*)	die "unknown architecture '$1' (known: $DEFAULT_ARCHS $EXTRA_ARCHS)" ;;
 	esac
@@ -130,6 +132,7 @@ kunit_config_args() {
 		KUNIT_CONFIG_ARGS[0]=--kunitconfig=$OUT/riscv64.kunitconfig
 		KUNIT_CONFIG_ARGS+=(--arch=riscv)
 		;;
+	arm64-64k) KUNIT_CONFIG_ARGS+=(--arch=arm64) ;;
 	*)	KUNIT_CONFIG_ARGS+=(--arch="$1") ;;
 	esac
 	case $1 in
@@ -141,6 +144,18 @@ kunit_config_args() {
 	arm64)
 		KUNIT_CONFIG_ARGS+=(--cross_compile=aarch64-linux-gnu-
 				    --qemu_args="-smp 2 -m 3G")
+		;;
+	arm64-64k)
+		# PGTABLE_LEVELS=2: pgd -> pte, p4d/pud/pmd folded.  8G: a
+		# PMD is 512M (order 13, a whole pageblock), and with the two
+		# 512M hugetlb pages reserved, 3G and 4G leave no free 512M
+		# block for debug_vm_pgtable's order-13 allocation at boot (a
+		# warn_alloc() splat) nor for the PMD THPs of the tests.
+		KUNIT_CONFIG_ARGS+=(--cross_compile=aarch64-linux-gnu-
+				    --kconfig_add=CONFIG_ARM64_64K_PAGES=y
+				    --kconfig_add=CONFIG_ARM64_VA_BITS_42=y
+				    --kconfig_add=CONFIG_PGTABLE_LEVELS=2
+				    --qemu_args="-smp 2 -m 8G")
 		;;
 	riscv64)
 		KUNIT_CONFIG_ARGS+=(--cross_compile=riscv64-linux-gnu-
@@ -172,11 +187,14 @@ SERIES_OBJECTS=(
 
 # Kernel command line for the test kernel: reserve huge pages of every
 # size the architecture maps (PUD, PMD and, on arm64, cont-PTE/cont-PMD).
+# arm64 with 64K pages: 2M is cont-PTE (32 x 64K) and 512M the PMD; the
+# 16G cont-PMD does not fit in the guest, and there is no PUD level.
 kunit_kernel_args() {
 	case $1 in
 	x86_64)	echo "hugepagesz=1G hugepages=1 hugepagesz=2M hugepages=8" ;;
 	arm64)	echo "hugepagesz=1G hugepages=1 hugepagesz=2M hugepages=8 hugepagesz=64K hugepages=8 hugepagesz=32M hugepages=2" ;;
 	riscv64) echo "hugepagesz=1G hugepages=1 hugepagesz=2M hugepages=8" ;;
+	arm64-64k) echo "hugepagesz=2M hugepages=8 hugepagesz=512M hugepages=2" ;;
 	*)	die "unknown architecture '$1' (known: $DEFAULT_ARCHS $EXTRA_ARCHS)" ;;
 	esac
 }
