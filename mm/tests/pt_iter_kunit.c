@@ -450,7 +450,9 @@ static bool pt_walk_check(struct kunit *test, const struct pt_walk *w)
 		PT_CHECK(r->nr_pages == (r->end - r->addr) >> PAGE_SHIFT &&
 			 r->size == r->end - r->addr, "nr_pages/size");
 		PT_CHECK(r->type <= PT_ITER_MARKER, "bad type %d", r->type);
-		PT_CHECK(r->level <= PT_ITER_PUD, "bad level %d", r->level);
+		/* Only holes can begin at a missing P4D or PGD entry. */
+		PT_CHECK(r->level <= (r->type == PT_ITER_NONE ? PT_ITER_PGD :
+				      PT_ITER_PUD), "bad level %d", r->level);
 		prev = r->end;
 
 		if (w->walk_extra)
