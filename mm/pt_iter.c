@@ -34,6 +34,10 @@ static void pt_iter_assert_locked(struct vm_area_struct *vma)
 #ifdef CONFIG_PER_VMA_LOCK
 	lockdep_assert(lockdep_is_held(&vma->vm_mm->mmap_lock) ||
 		       lockdep_is_held(&vma->vm_lock->lock));
+	/* Without lockdep, at least someone must hold one of them. */
+	VM_WARN_ON_ONCE(!IS_ENABLED(CONFIG_LOCKDEP) &&
+			!rwsem_is_locked(&vma->vm_mm->mmap_lock) &&
+			!rwsem_is_locked(&vma->vm_lock->lock));
 #else
 	mmap_assert_locked(vma->vm_mm);
 #endif
