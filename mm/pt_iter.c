@@ -54,54 +54,54 @@ static void pt_iter_assert_locked(struct vm_area_struct *vma)
 #define pt_iter_unkeep(lock)	__acquire(lock)
 
 /* Whether the caller wants entries of @type. */
-static inline bool pt_iter_wants(const struct pt_iter *it,
+static inline bool pt_iter_wants(const struct pt_iter_state *s,
 				 enum pt_iter_type type)
 {
-	return it->_flags & PT_ITER_WANT(type);
+	return s->cur._flags & PT_ITER_WANT(type);
 }
 
 /* Drop the lock of a PMD, PUD or hugetlb leaf returned by the last step. */
-static inline void pt_iter_drop_leaf(struct pt_iter *it)
+static inline void pt_iter_drop_leaf(struct pt_iter_state *s)
 {
-	if (it->ptl && it->ptl != it->_pte_ptl) {
-		pt_iter_unkeep(it->ptl);
-		spin_unlock(it->ptl);
+	if (s->cur.ptl && s->cur.ptl != s->pte_ptl) {
+		pt_iter_unkeep(s->cur.ptl);
+		spin_unlock(s->cur.ptl);
 	}
-	it->ptl = NULL;
+	s->cur.ptl = NULL;
 }
 
 /* Unlock and unmap the current PTE table. */
-static inline void pt_iter_drop_table(struct pt_iter *it)
+static inline void pt_iter_drop_table(struct pt_iter_state *s)
 {
-	if (!it->_pte_table)
+	if (!s->pte_table)
 		return;
-	if (it->ptl == it->_pte_ptl)
-		it->ptl = NULL;
+	if (s->cur.ptl == s->pte_ptl)
+		s->cur.ptl = NULL;
 	/* The table lock, and the RCU read lock that keeps it mapped. */
-	pt_iter_unkeep(it->_pte_ptl);
+	pt_iter_unkeep(s->pte_ptl);
 	pt_iter_unkeep(RCU);
-	pte_unmap_unlock(it->_pte_table, it->_pte_ptl);
-	it->_pte_table = NULL;
-	it->_pte_ptl = NULL;
-	it->_fast_end = 0;
+	pte_unmap_unlock(s->pte_table, s->pte_ptl);
+	s->pte_table = NULL;
+	s->pte_ptl = NULL;
+	s->cur._fast_end = 0;
 	/* A hole that goes on past this table is reported unlocked. */
-	it->_hole_in_table = false;
+	s->hole_in_table = false;
 }
 
 /* Describe an entry of the given range: the fields every entry sets. */
-static inline void pt_iter_set(struct pt_iter *it, enum pt_iter_type type,
+static inline void pt_iter_set(struct pt_iter_state *s, enum pt_iter_type type,
 			       enum pt_iter_level level, unsigned long addr,
 			       unsigned long end)
 {
-	it->type = type;
-	it->level = level;
-	it->addr = addr;
-	it->end = end;
-	it->_attrs = 0;
-	it->folio = NULL;
-	it->page = NULL;
-	it->_pfn = 0;
-	it->_next = end;
+	s->cur.type = type;
+	s->cur.level = level;
+	s->cur.addr = addr;
+	s->cur.end = end;
+	s->cur._attrs = 0;
+	s->cur.folio = NULL;
+	s->cur.page = NULL;
+	s->cur._pfn = 0;
+	s->cur._next = end;
 }
 
 /*
@@ -126,20 +126,20 @@ static enum pt_iter_type pt_iter_swp_type(swp_entry_t swp)
 
 /*
  * Describe the swap-format entry @swp of type @type.  @idx is the index of
- * it->addr's page within the leaf, for entries that carry a pfn.
+ * s->cur.addr's page within the leaf, for entries that carry a pfn.
  */
-static void pt_iter_set_swp(struct pt_iter *it, enum pt_iter_type type,
+static void pt_iter_set_swp(struct pt_iter_state *s, enum pt_iter_type type,
 			    swp_entry_t swp, unsigned long idx)
 {
-	it->type = type;
-	it->_swp = swp;
+	s->cur.type = type;
+	s->cur._swp = swp;
 	if (type == PT_ITER_MARKER && pte_marker_entry_uffd_wp(swp))
-		it->_attrs |= PT_ATTR_UFFD_WP;
+		s->cur._attrs |= PT_ATTR_UFFD_WP;
 	if (is_pfn_swap_entry(swp)) {
-		it->_pfn = swp_offset_pfn(swp) + idx;
-		it->page = pfn_to_page(it->_pfn);
+		s->cur._pfn = swp_offset_pfn(swp) + idx;
+		s->cur.page = pfn_to_page(s->cur._pfn);
 		if (type != PT_ITER_HWPOISON)
-			it->folio = page_folio(it->page);
+			s->cur.folio = page_folio(s->cur.page);
 	}
 }
 
@@ -147,42 +147,42 @@ static void pt_iter_set_swp(struct pt_iter *it, enum pt_iter_type type,
  * Whether the caller wants the swap-format entry @swp; its type in @type.
  * Unknown kinds are never reported.
  */
-static inline bool pt_iter_wants_swp(const struct pt_iter *it,
+static inline bool pt_iter_wants_swp(const struct pt_iter_state *s,
 				     swp_entry_t swp, enum pt_iter_type *type)
 {
 	*type = pt_iter_swp_type(swp);
-	return *type != PT_ITER_NONE && pt_iter_wants(it, *type);
+	return *type != PT_ITER_NONE && pt_iter_wants(s, *type);
 }
 
 /*
- * A leaf covering [leaf_start, leaf_start + size) was found at it->_next:
+ * A leaf covering [leaf_start, leaf_start + size) was found at s->cur._next:
  * clip it to the walk and say so.
  */
-static inline void pt_iter_set_leaf(struct pt_iter *it,
+static inline void pt_iter_set_leaf(struct pt_iter_state *s,
 				    enum pt_iter_level level,
 				    unsigned long leaf_start, unsigned long size)
 {
-	unsigned long end = min(leaf_start + size, it->_range_end);
+	unsigned long end = min(leaf_start + size, s->range_end);
 
-	pt_iter_set(it, PT_ITER_NONE, level, it->_next, end);
-	if (it->addr != leaf_start || end != leaf_start + size)
-		it->_attrs |= PT_ATTR_CLIPPED;
+	pt_iter_set(s, PT_ITER_NONE, level, s->cur._next, end);
+	if (s->cur.addr != leaf_start || end != leaf_start + size)
+		s->cur._attrs |= PT_ATTR_CLIPPED;
 }
 
 /*
- * [it->_next, next) holds nothing.  Remember it as (part of) the pending
+ * [s->cur._next, next) holds nothing.  Remember it as (part of) the pending
  * hole if the caller wants holes, and move on.
  */
-static inline void pt_iter_hole(struct pt_iter *it, unsigned long next,
+static inline void pt_iter_hole(struct pt_iter_state *s, unsigned long next,
 				enum pt_iter_level level)
 {
-	if ((it->_flags & PT_ITER_HOLES) &&
-	    it->_hole_start == PT_ITER_NO_HOLE) {
-		it->_hole_start = it->_next;
-		it->_hole_level = level;
-		it->_hole_in_table = level == PT_ITER_PTE && it->_pte_table;
+	if ((s->cur._flags & PT_ITER_HOLES) &&
+	    s->hole_start == PT_ITER_NO_HOLE) {
+		s->hole_start = s->cur._next;
+		s->hole_level = level;
+		s->hole_in_table = level == PT_ITER_PTE && s->pte_table;
 	}
-	it->_next = next;
+	s->cur._next = next;
 }
 
 /*
@@ -191,29 +191,29 @@ static inline void pt_iter_hole(struct pt_iter *it, unsigned long next,
  * hole with no lock held (the caller has dropped what it took to find the
  * hole's end).
  */
-static bool pt_iter_report_hole(struct pt_iter *it, unsigned long end)
+static bool pt_iter_report_hole(struct pt_iter_state *s, unsigned long end)
 {
-	unsigned long start = it->_hole_start;
-	bool in_table = it->_hole_in_table;
+	unsigned long start = s->hole_start;
+	bool in_table = s->hole_in_table;
 
-	it->_hole_start = PT_ITER_NO_HOLE;
-	it->_hole_in_table = false;
-	pt_iter_set(it, PT_ITER_NONE, it->_hole_level, start, end);
-	it->pte = __pte(0);
+	s->hole_start = PT_ITER_NO_HOLE;
+	s->hole_in_table = false;
+	pt_iter_set(s, PT_ITER_NONE, s->hole_level, start, end);
+	s->cur.pte = __pte(0);
 	if (in_table) {
-		it->ptep = it->_pte_table + pte_index(start);
-		it->ptl = it->_pte_ptl;
+		s->cur.ptep = s->pte_table + pte_index(start);
+		s->cur.ptl = s->pte_ptl;
 	} else {
-		it->ptep = NULL;
-		it->ptl = NULL;
+		s->cur.ptep = NULL;
+		s->cur.ptl = NULL;
 	}
 	return true;
 }
 
 /* Whether a hole is pending. */
-static inline bool pt_iter_hole_pending(const struct pt_iter *it)
+static inline bool pt_iter_hole_pending(const struct pt_iter_state *s)
 {
-	return it->_hole_start != PT_ITER_NO_HOLE;
+	return s->hole_start != PT_ITER_NO_HOLE;
 }
 
 /* @pte with the bits the caller lets a batch differ in cleared. */
@@ -239,7 +239,7 @@ static inline pte_t pt_iter_pte_norm(pte_t pte, unsigned int flags)
 
 /**
  * __pt_iter_pte_batch - how many PTEs the batch at @ptep holds
- * @it: the iterator, with the PTE table of @ptep mapped and locked.
+ * @s: the walk, with the PTE table of @ptep mapped and locked.
  * @folio: the large folio @page belongs to.
  * @page: the page the present PTE @pte at @ptep maps.
  * @ptep: the first PTE of the batch.
@@ -255,17 +255,17 @@ static inline pte_t pt_iter_pte_norm(pte_t pte, unsigned int flags)
  *
  * Return: the number of PTEs, at least 1.
  */
-unsigned int __pt_iter_pte_batch(struct pt_iter *it, struct folio *folio,
+unsigned int __pt_iter_pte_batch(struct pt_iter_state *s, struct folio *folio,
 				 struct page *page, pte_t *ptep, pte_t pte,
 				 unsigned long addr)
 {
-	unsigned int flags = it->_flags & PT_ITER_IGNORE_MASK;
+	unsigned int flags = s->cur._flags & PT_ITER_IGNORE_MASK;
 	unsigned int nr, hint, max_nr;
 	pte_t expected, cur;
 
 	max_nr = min_t(unsigned long,
 		       folio_nr_pages(folio) - folio_page_idx(folio, page),
-		       (it->_table_end - addr) >> PAGE_SHIFT);
+		       (s->table_end - addr) >> PAGE_SHIFT);
 
 	nr = pte_batch_hint(ptep, pte);
 	expected = pte_advance_pfn(pte, nr);
@@ -305,166 +305,166 @@ static inline bool pt_iter_pte_cont(pte_t pte)
 }
 
 /*
- * Describe the present PTE @pte at @ptep (it->_next) of the locked table.
+ * Describe the present PTE @pte at @ptep (s->cur._next) of the locked table.
  * Returns false if the caller does not want it.
  */
-static bool pt_iter_present_pte(struct pt_iter *it, pte_t *ptep, pte_t pte)
+static bool pt_iter_present_pte(struct pt_iter_state *s, pte_t *ptep, pte_t pte)
 {
-	unsigned long addr = it->_next;
-	struct page *page = vm_normal_page(it->_vma, addr, pte);
+	unsigned long addr = s->cur._next;
+	struct page *page = vm_normal_page(s->vma, addr, pte);
 	unsigned long size;
 	unsigned int nr = 1;
 
 	if (page) {
 		struct folio *folio = page_folio(page);
 
-		if (!pt_iter_wants(it, PT_ITER_FOLIO))
+		if (!pt_iter_wants(s, PT_ITER_FOLIO))
 			return false;
-		if ((it->_flags & PT_ITER_BATCH) && folio_test_large(folio))
-			nr = __pt_iter_pte_batch(it, folio, page, ptep, pte,
+		if ((s->cur._flags & PT_ITER_BATCH) && folio_test_large(folio))
+			nr = __pt_iter_pte_batch(s, folio, page, ptep, pte,
 						 addr);
-		pt_iter_set(it, PT_ITER_FOLIO, PT_ITER_PTE, addr,
+		pt_iter_set(s, PT_ITER_FOLIO, PT_ITER_PTE, addr,
 			    addr + nr * PAGE_SIZE);
-		it->folio = folio;
-		it->page = page;
+		s->cur.folio = folio;
+		s->cur.page = page;
 	} else {
-		if (!pt_iter_wants(it, PT_ITER_PFN))
+		if (!pt_iter_wants(s, PT_ITER_PFN))
 			return false;
-		pt_iter_set(it, PT_ITER_PFN, PT_ITER_PTE, addr,
+		pt_iter_set(s, PT_ITER_PFN, PT_ITER_PTE, addr,
 			    addr + PAGE_SIZE);
 	}
-	it->_attrs = __PT_ATTR_RAW_PTE;
+	s->cur._attrs = __PT_ATTR_RAW_PTE;
 	if (pt_iter_pte_cont(pte)) {
 		/* The block extends beyond the walk: the entry is clipped. */
 		size = pte_leaf_size(pte);
-		it->_attrs |= PT_ATTR_CONT;
-		if (ALIGN_DOWN(it->addr, size) < it->_range_start ||
-		    ALIGN(it->end, size) > it->_range_end)
-			it->_attrs |= PT_ATTR_CLIPPED;
+		s->cur._attrs |= PT_ATTR_CONT;
+		if (ALIGN_DOWN(s->cur.addr, size) < s->range_start ||
+		    ALIGN(s->cur.end, size) > s->range_end)
+			s->cur._attrs |= PT_ATTR_CLIPPED;
 	}
 	return true;
 }
 
 /*
- * Return the entry at it->_next from the mapped and locked PTE table, or the
- * pending hole that ends there.  Returns false, with it->_next at the end of
+ * Return the entry at s->cur._next from the mapped and locked PTE table, or the
+ * pending hole that ends there.  Returns false, with s->cur._next at the end of
  * the table, when the rest of the table held nothing to report.
  */
-static bool pt_iter_scan_table(struct pt_iter *it)
+static bool pt_iter_scan_table(struct pt_iter_state *s)
 {
-	unsigned long addr = it->_next;
-	unsigned long end = it->_table_end;
-	pte_t *ptep = it->_pte_table + pte_index(addr);
+	unsigned long addr = s->cur._next;
+	unsigned long end = s->table_end;
+	pte_t *ptep = s->pte_table + pte_index(addr);
 	enum pt_iter_type type;
 	swp_entry_t swp;
 	pte_t pte;
 
-	bool new_hole = (it->_flags & PT_ITER_HOLES) &&
-			!pt_iter_hole_pending(it);
+	bool new_hole = (s->cur._flags & PT_ITER_HOLES) &&
+			!pt_iter_hole_pending(s);
 
 	for (; addr < end; addr += PAGE_SIZE, ptep++) {
 		pte = ptep_get(ptep);
 		if (pte_none(pte)) {
 			if (new_hole) {
-				it->_next = addr;
-				pt_iter_hole(it, addr, PT_ITER_PTE);
+				s->cur._next = addr;
+				pt_iter_hole(s, addr, PT_ITER_PTE);
 				new_hole = false;
 			}
 			continue;
 		}
-		it->_next = addr;
-		if (pt_iter_hole_pending(it)) {
-			if (!it->_hole_in_table)
+		s->cur._next = addr;
+		if (pt_iter_hole_pending(s)) {
+			if (!s->hole_in_table)
 				/* It began outside this table. */
-				pt_iter_drop_table(it);
-			return pt_iter_report_hole(it, addr);
+				pt_iter_drop_table(s);
+			return pt_iter_report_hole(s, addr);
 		}
 		if (pte_present(pte)) {
-			if (!pt_iter_present_pte(it, ptep, pte))
+			if (!pt_iter_present_pte(s, ptep, pte))
 				continue;
 		} else {
-			if (!(it->_flags & PT_ITER_WANT_NONPRESENT))
+			if (!(s->cur._flags & PT_ITER_WANT_NONPRESENT))
 				continue;
 			swp = pte_to_swp_entry(pte);
-			if (!pt_iter_wants_swp(it, swp, &type))
+			if (!pt_iter_wants_swp(s, swp, &type))
 				continue;
-			pt_iter_set(it, type, PT_ITER_PTE, addr,
+			pt_iter_set(s, type, PT_ITER_PTE, addr,
 				    addr + PAGE_SIZE);
-			pt_iter_set_swp(it, type, swp, 0);
+			pt_iter_set_swp(s, type, swp, 0);
 			if (pte_swp_soft_dirty(pte))
-				it->_attrs |= PT_ATTR_SOFT_DIRTY;
+				s->cur._attrs |= PT_ATTR_SOFT_DIRTY;
 			if (pte_swp_uffd_wp_any(pte))
-				it->_attrs |= PT_ATTR_UFFD_WP;
+				s->cur._attrs |= PT_ATTR_UFFD_WP;
 		}
-		it->pte = pte;
-		it->ptep = ptep;
-		it->ptl = it->_pte_ptl;
-		it->_fast_end = pt_iter_wants(it, PT_ITER_FOLIO) ? end : 0;
+		s->cur.pte = pte;
+		s->cur.ptep = ptep;
+		s->cur.ptl = s->pte_ptl;
+		s->cur._fast_end = pt_iter_wants(s, PT_ITER_FOLIO) ? end : 0;
 		return true;
 	}
-	it->_next = end;
+	s->cur._next = end;
 	/* The walk ends in this table, and so does the hole. */
-	if (pt_iter_hole_pending(it) && it->_hole_in_table &&
-	    end == it->_range_end)
-		return pt_iter_report_hole(it, end);
+	if (pt_iter_hole_pending(s) && s->hole_in_table &&
+	    end == s->range_end)
+		return pt_iter_report_hole(s, end);
 	return false;
 }
 
 #ifdef CONFIG_PGTABLE_HAS_HUGE_LEAVES
 /*
  * Describe the PUD leaf (@present) or swap-format PUD @pud, found at
- * it->_next, of the PUD-sized range that begins at @start.  The same code
+ * s->cur._next, of the PUD-sized range that begins at @start.  The same code
  * decodes a PUD-mapped THP or pfn mapping and a PUD-sized hugetlb page.
  * Returns false if the caller does not want it.
  */
-static bool pt_iter_set_pud(struct pt_iter *it, pud_t pud, unsigned long start,
+static bool pt_iter_set_pud(struct pt_iter_state *s, pud_t pud, unsigned long start,
 			    bool present)
 {
-	unsigned long idx = (it->_next - start) >> PAGE_SHIFT;
+	unsigned long idx = (s->cur._next - start) >> PAGE_SHIFT;
 	enum pt_iter_type type;
 	struct page *page;
 	swp_entry_t swp;
 
 	if (present) {
-		page = vm_normal_page_pud(it->_vma, start, pud);
-		if (!pt_iter_wants(it, page ? PT_ITER_FOLIO : PT_ITER_PFN))
+		page = vm_normal_page_pud(s->vma, start, pud);
+		if (!pt_iter_wants(s, page ? PT_ITER_FOLIO : PT_ITER_PFN))
 			return false;
-		pt_iter_set_leaf(it, PT_ITER_PUD, start, PUD_SIZE);
-		it->_pfn = pud_pfn(pud) + idx;
+		pt_iter_set_leaf(s, PT_ITER_PUD, start, PUD_SIZE);
+		s->cur._pfn = pud_pfn(pud) + idx;
 		if (page) {
-			it->type = PT_ITER_FOLIO;
-			it->page = nth_page(page, idx);
-			it->folio = page_folio(it->page);
+			s->cur.type = PT_ITER_FOLIO;
+			s->cur.page = nth_page(page, idx);
+			s->cur.folio = page_folio(s->cur.page);
 		} else {
-			it->type = PT_ITER_PFN;
+			s->cur.type = PT_ITER_PFN;
 		}
 		if (pud_write(pud))
-			it->_attrs |= PT_ATTR_WRITE;
+			s->cur._attrs |= PT_ATTR_WRITE;
 		if (pud_young(pud))
-			it->_attrs |= PT_ATTR_YOUNG;
+			s->cur._attrs |= PT_ATTR_YOUNG;
 		if (pud_dirty(pud))
-			it->_attrs |= PT_ATTR_DIRTY;
+			s->cur._attrs |= PT_ATTR_DIRTY;
 		if (pud_soft_dirty(pud))
-			it->_attrs |= PT_ATTR_SOFT_DIRTY;
+			s->cur._attrs |= PT_ATTR_SOFT_DIRTY;
 		if (pud_uffd_wp(pud))
-			it->_attrs |= PT_ATTR_UFFD_WP;
+			s->cur._attrs |= PT_ATTR_UFFD_WP;
 	} else {
 		swp = pud_to_swp_entry(pud);
-		if (!pt_iter_wants_swp(it, swp, &type))
+		if (!pt_iter_wants_swp(s, swp, &type))
 			return false;
-		pt_iter_set_leaf(it, PT_ITER_PUD, start, PUD_SIZE);
-		pt_iter_set_swp(it, type, swp, idx);
+		pt_iter_set_leaf(s, PT_ITER_PUD, start, PUD_SIZE);
+		pt_iter_set_swp(s, type, swp, idx);
 		if (pud_swp_soft_dirty(pud))
-			it->_attrs |= PT_ATTR_SOFT_DIRTY;
+			s->cur._attrs |= PT_ATTR_SOFT_DIRTY;
 		if (pud_swp_uffd_wp(pud))
-			it->_attrs |= PT_ATTR_UFFD_WP;
+			s->cur._attrs |= PT_ATTR_UFFD_WP;
 	}
-	it->pud = pud;
+	s->cur.pud = pud;
 	return true;
 }
 #else
 /* Without huge leaves (neither THP nor hugetlb) there is no PUD leaf. */
-static bool pt_iter_set_pud(struct pt_iter *it, pud_t pud, unsigned long start,
+static bool pt_iter_set_pud(struct pt_iter_state *s, pud_t pud, unsigned long start,
 			    bool present)
 {
 	VM_WARN_ON_ONCE(1);
@@ -490,40 +490,41 @@ static enum pt_iter_level pt_iter_size_level(unsigned long size)
 }
 
 /*
- * One logical hugetlb entry, read with huge_ptep_get() under the lock that
+ * One logical hugetlb entry, at @ptep if the caller knows where it is, else
+ * found with hugetlb_walk(); read with huge_ptep_get() under the lock that
  * hugetlb itself uses for it.  The hstate size, not any arch bit, tells the
  * level and whether the leaf is a cont-PTE/cont-PMD block.
  */
-static bool pt_iter_hugetlb(struct pt_iter *it)
+static bool pt_iter_hugetlb(struct pt_iter_state *s, pte_t *ptep)
 {
-	struct vm_area_struct *vma = it->_vma;
-	struct hstate *h = it->_hstate;
-	unsigned long size = it->_hsize;
-	unsigned long start = it->_next & ~(size - 1);
-	unsigned long next = min(start + size, it->_range_end);
+	struct vm_area_struct *vma = s->vma;
+	struct hstate *h = s->hstate;
+	unsigned long size = s->hsize;
+	unsigned long start = s->cur._next & ~(size - 1);
+	unsigned long next = min(start + size, s->range_end);
 	enum pt_iter_level level = pt_iter_size_level(size);
 	enum pt_iter_type type;
 	spinlock_t *ptl;	/* the lock of the entry */
 	unsigned long idx;
 	swp_entry_t swp;
-	pte_t *ptep;
 	pte_t pte;
 
-	ptep = hugetlb_walk(vma, start, size);
+	if (!ptep)
+		ptep = hugetlb_walk(vma, start, size);
 	if (!ptep) {
-		pt_iter_hole(it, next, level);
+		pt_iter_hole(s, next, level);
 		return false;
 	}
 	ptl = huge_pte_lock(h, vma->vm_mm, ptep);
 	pte = huge_ptep_get(vma->vm_mm, start, ptep);
 	if (huge_pte_none(pte)) {
 		spin_unlock(ptl);
-		pt_iter_hole(it, next, level);
+		pt_iter_hole(s, next, level);
 		return false;
 	}
-	if (pt_iter_hole_pending(it)) {
+	if (pt_iter_hole_pending(s)) {
 		spin_unlock(ptl);
-		return pt_iter_report_hole(it, it->_next);
+		return pt_iter_report_hole(s, s->cur._next);
 	}
 
 	if (size == PUD_SIZE && PUD_SIZE != PMD_SIZE) {
@@ -538,61 +539,61 @@ static bool pt_iter_hugetlb(struct pt_iter *it)
 		 * decoding, below.
 		 */
 		if (pte_present(pte) || is_swap_pud(pud)) {
-			if (!pt_iter_set_pud(it, pud, start, pte_present(pte)))
+			if (!pt_iter_set_pud(s, pud, start, pte_present(pte)))
 				goto skip;
-			it->pudp = (pud_t *)ptep;
+			s->cur.pudp = (pud_t *)ptep;
 			goto found;
 		}
 	}
 
-	idx = (it->_next - start) >> PAGE_SHIFT;
+	idx = (s->cur._next - start) >> PAGE_SHIFT;
 	if (pte_present(pte)) {
-		if (!pt_iter_wants(it, PT_ITER_FOLIO))
+		if (!pt_iter_wants(s, PT_ITER_FOLIO))
 			goto skip;
-		pt_iter_set_leaf(it, level, start, size);
-		it->type = PT_ITER_FOLIO;
-		it->_pfn = pte_pfn(pte) + idx;
-		it->page = nth_page(pte_page(pte), idx);
-		it->folio = page_folio(it->page);
+		pt_iter_set_leaf(s, level, start, size);
+		s->cur.type = PT_ITER_FOLIO;
+		s->cur._pfn = pte_pfn(pte) + idx;
+		s->cur.page = nth_page(pte_page(pte), idx);
+		s->cur.folio = page_folio(s->cur.page);
 		if (huge_pte_write(pte))
-			it->_attrs |= PT_ATTR_WRITE;
+			s->cur._attrs |= PT_ATTR_WRITE;
 		if (pte_young(pte))
-			it->_attrs |= PT_ATTR_YOUNG;
+			s->cur._attrs |= PT_ATTR_YOUNG;
 		if (huge_pte_dirty(pte))
-			it->_attrs |= PT_ATTR_DIRTY;
+			s->cur._attrs |= PT_ATTR_DIRTY;
 		if (pte_soft_dirty(pte))
-			it->_attrs |= PT_ATTR_SOFT_DIRTY;
+			s->cur._attrs |= PT_ATTR_SOFT_DIRTY;
 		if (huge_pte_uffd_wp(pte))
-			it->_attrs |= PT_ATTR_UFFD_WP;
+			s->cur._attrs |= PT_ATTR_UFFD_WP;
 	} else {
 		swp = pte_to_swp_entry(pte);
-		if (!pt_iter_wants_swp(it, swp, &type))
+		if (!pt_iter_wants_swp(s, swp, &type))
 			goto skip;
-		pt_iter_set_leaf(it, level, start, size);
-		pt_iter_set_swp(it, type, swp, idx);
+		pt_iter_set_leaf(s, level, start, size);
+		pt_iter_set_swp(s, type, swp, idx);
 		if (pte_swp_soft_dirty(pte))
-			it->_attrs |= PT_ATTR_SOFT_DIRTY;
+			s->cur._attrs |= PT_ATTR_SOFT_DIRTY;
 		if (pte_swp_uffd_wp_any(pte))
-			it->_attrs |= PT_ATTR_UFFD_WP;
+			s->cur._attrs |= PT_ATTR_UFFD_WP;
 	}
 	if (size != PAGE_SIZE && size != PMD_SIZE && size != PUD_SIZE)
-		it->_attrs |= PT_ATTR_CONT;
+		s->cur._attrs |= PT_ATTR_CONT;
 	if (size == PMD_SIZE && hugetlb_pmd_shared(ptep))
-		it->_attrs |= PT_ATTR_SHARED_TABLE;
-	it->pte = pte;
-	it->ptep = ptep;
+		s->cur._attrs |= PT_ATTR_SHARED_TABLE;
+	s->cur.pte = pte;
+	s->cur.ptep = ptep;
 found:
-	it->_attrs |= PT_ATTR_HUGETLB;
-	it->ptl = ptl;
+	s->cur._attrs |= PT_ATTR_HUGETLB;
+	s->cur.ptl = ptl;
 	pt_iter_keep(ptl);
 	return true;
 skip:
 	spin_unlock(ptl);
-	it->_next = next;
+	s->cur._next = next;
 	return false;
 }
 #else
-static bool pt_iter_hugetlb(struct pt_iter *it)
+static bool pt_iter_hugetlb(struct pt_iter_state *s, pte_t *ptep)
 {
 	BUILD_BUG();
 	return false;
@@ -615,27 +616,27 @@ static inline unsigned long pt_iter_pud_end(unsigned long addr,
  * A PUD that is a leaf or not present.  Returns 1 with the entry reported,
  * 0 if the walk moved on past it, -EAGAIN if it turned out to be a table.
  */
-static int pt_iter_pud_leaf(struct pt_iter *it, pud_t *pudp)
+static int pt_iter_pud_leaf(struct pt_iter_state *s, pud_t *pudp)
 {
-	unsigned long start = it->_next & PUD_MASK;
-	unsigned long next = pt_iter_pud_end(it->_next, it->_range_end);
+	unsigned long start = s->cur._next & PUD_MASK;
+	unsigned long next = pt_iter_pud_end(s->cur._next, s->range_end);
 	spinlock_t *ptl;	/* the lock of the entry */
 	pud_t pud;
 
-	ptl = pud_lock(it->_vma->vm_mm, pudp);
+	ptl = pud_lock(s->vma->vm_mm, pudp);
 	pud = pudp_get(pudp);
 	if (pud_none(pud)) {
 		spin_unlock(ptl);
-		pt_iter_hole(it, next, PT_ITER_PUD);
+		pt_iter_hole(s, next, PT_ITER_PUD);
 		return 0;
 	}
 	if (pud_present(pud) && !pud_leaf(pud)) {
 		spin_unlock(ptl);
 		return -EAGAIN;
 	}
-	if (pt_iter_hole_pending(it)) {
+	if (pt_iter_hole_pending(s)) {
 		spin_unlock(ptl);
-		return pt_iter_report_hole(it, it->_next);
+		return pt_iter_report_hole(s, s->cur._next);
 	}
 	/*
 	 * Only hugetlb, which does not come here, has swap-format PUDs.  But
@@ -646,65 +647,65 @@ static int pt_iter_pud_leaf(struct pt_iter *it, pud_t *pudp)
 		VM_WARN_ON_ONCE(1);
 		goto skip;
 	}
-	if (!pt_iter_set_pud(it, pud, start, true))
+	if (!pt_iter_set_pud(s, pud, start, true))
 		goto skip;
-	it->pudp = pudp;
-	it->ptl = ptl;
+	s->cur.pudp = pudp;
+	s->cur.ptl = ptl;
 	pt_iter_keep(ptl);
 	return 1;
 skip:
 	spin_unlock(ptl);
-	it->_next = next;
+	s->cur._next = next;
 	return 0;
 }
 
 #ifdef CONFIG_PGTABLE_HAS_HUGE_LEAVES
 /*
- * Describe the PMD leaf @pmd found at it->_next; false if the caller does
+ * Describe the PMD leaf @pmd found at s->cur._next; false if the caller does
  * not want it.  A non-present PMD is a swap-format entry where the
  * architecture has THP migration; elsewhere it is a PROT_NONE leaf (32-bit
  * ARM with LPAE clears the valid bit of a PROT_NONE section), decoded as
  * the present leaf it stands for, as the PUD path decodes a PROT_NONE PUD.
  */
-static bool pt_iter_set_pmd(struct pt_iter *it, pmd_t pmd)
+static bool pt_iter_set_pmd(struct pt_iter_state *s, pmd_t pmd)
 {
-	unsigned long start = it->_next & PMD_MASK;
-	unsigned long idx = (it->_next - start) >> PAGE_SHIFT;
+	unsigned long start = s->cur._next & PMD_MASK;
+	unsigned long idx = (s->cur._next - start) >> PAGE_SHIFT;
 	enum pt_iter_type type;
 	struct page *page;
 	swp_entry_t swp;
 
 	if (pmd_present(pmd) || !thp_migration_supported()) {
-		page = vm_normal_page_pmd(it->_vma, start, pmd);
-		if (!pt_iter_wants(it, page ? PT_ITER_FOLIO : PT_ITER_PFN))
+		page = vm_normal_page_pmd(s->vma, start, pmd);
+		if (!pt_iter_wants(s, page ? PT_ITER_FOLIO : PT_ITER_PFN))
 			return false;
-		pt_iter_set_leaf(it, PT_ITER_PMD, start, PMD_SIZE);
-		it->_pfn = pmd_pfn(pmd) + idx;
+		pt_iter_set_leaf(s, PT_ITER_PMD, start, PMD_SIZE);
+		s->cur._pfn = pmd_pfn(pmd) + idx;
 		if (page) {
-			it->type = PT_ITER_FOLIO;
-			it->page = nth_page(page, idx);
-			it->folio = page_folio(page);
+			s->cur.type = PT_ITER_FOLIO;
+			s->cur.page = nth_page(page, idx);
+			s->cur.folio = page_folio(page);
 		} else {
-			it->type = PT_ITER_PFN;
+			s->cur.type = PT_ITER_PFN;
 		}
-		/* The attributes are decoded from it->pmd when asked for. */
-		it->_attrs |= __PT_ATTR_RAW_PMD;
+		/* The attributes are decoded from s->cur.pmd when asked for. */
+		s->cur._attrs |= __PT_ATTR_RAW_PMD;
 		return true;
 	}
 	swp = pmd_to_swp_entry(pmd);
-	if (!pt_iter_wants_swp(it, swp, &type))
+	if (!pt_iter_wants_swp(s, swp, &type))
 		return false;
-	pt_iter_set_leaf(it, PT_ITER_PMD, start, PMD_SIZE);
-	pt_iter_set_swp(it, type, swp, idx);
+	pt_iter_set_leaf(s, PT_ITER_PMD, start, PMD_SIZE);
+	pt_iter_set_swp(s, type, swp, idx);
 	if (pmd_swp_soft_dirty(pmd))
-		it->_attrs |= PT_ATTR_SOFT_DIRTY;
+		s->cur._attrs |= PT_ATTR_SOFT_DIRTY;
 	if (pmd_swp_uffd_wp(pmd))
-		it->_attrs |= PT_ATTR_UFFD_WP;
+		s->cur._attrs |= PT_ATTR_UFFD_WP;
 	return true;
 }
 #else
 /* Without huge leaves there is no PMD leaf to describe. */
-static bool pt_iter_set_pmd(struct pt_iter *it, pmd_t pmd)
+static bool pt_iter_set_pmd(struct pt_iter_state *s, pmd_t pmd)
 {
 	VM_WARN_ON_ONCE(1);
 	return false;
@@ -715,249 +716,290 @@ static bool pt_iter_set_pmd(struct pt_iter *it, pmd_t pmd)
  * A PMD that is a leaf or not present: same return values as
  * pt_iter_pud_leaf().
  */
-static int pt_iter_pmd_leaf(struct pt_iter *it, pmd_t *pmdp)
+static int pt_iter_pmd_leaf(struct pt_iter_state *s, pmd_t *pmdp)
 {
-	unsigned long next = pmd_addr_end(it->_next, it->_pud_end);
+	unsigned long next = pmd_addr_end(s->cur._next, s->pud_end);
 	spinlock_t *ptl;	/* the lock of the entry */
 	pmd_t pmd;
 
-	ptl = pmd_lock(it->_vma->vm_mm, pmdp);
+	ptl = pmd_lock(s->vma->vm_mm, pmdp);
 	pmd = pmdp_get(pmdp);
 	if (pmd_none(pmd)) {
 		spin_unlock(ptl);
-		pt_iter_hole(it, next, PT_ITER_PMD);
+		pt_iter_hole(s, next, PT_ITER_PMD);
 		return 0;
 	}
 	if (pmd_present(pmd) && !pmd_leaf(pmd)) {
 		spin_unlock(ptl);
 		return -EAGAIN;
 	}
-	if (pt_iter_hole_pending(it)) {
+	if (pt_iter_hole_pending(s)) {
 		spin_unlock(ptl);
-		return pt_iter_report_hole(it, it->_next);
+		return pt_iter_report_hole(s, s->cur._next);
 	}
-	if (!pt_iter_set_pmd(it, pmd)) {
+	if (!pt_iter_set_pmd(s, pmd)) {
 		spin_unlock(ptl);
-		it->_next = next;
+		s->cur._next = next;
 		return 0;
 	}
-	it->pmd = pmd;
-	it->pmdp = pmdp;
-	it->ptl = ptl;
+	s->cur.pmd = pmd;
+	s->cur.pmdp = pmdp;
+	s->cur.ptl = ptl;
 	pt_iter_keep(ptl);
 	return 1;
 }
 
 /*
- * Descend to the entry at it->_next: from the PUD entry kept from the last
- * step if it->_next is still below it, else from the PGD.  Returns true
+ * Map and lock the PTE table of @pmdp for pt_iter_scan_table(); false if
+ * there is no such table (any more).  Out of line: the only place with a
+ * local whose address escapes, which would cost every step a stack canary.
+ */
+static noinline bool pt_iter_map_table(struct pt_iter_state *s, pmd_t *pmdp)
+{
+	unsigned long addr = s->cur._next;
+	spinlock_t *ptl;	/* the PTE table's lock */
+	pte_t *ptep;
+
+	ptep = pte_offset_map_lock(s->vma->vm_mm, pmdp, addr, &ptl);
+	if (!ptep)
+		return false;
+	pt_iter_keep(ptl);
+	s->pte_table = ptep - pte_index(addr);
+	s->pte_ptl = ptl;
+	s->table_end = pmd_addr_end(addr, s->pud_end);
+	return true;
+}
+
+/*
+ * The entry at s->cur._next, whose PMD entry is @pmdp: a PMD leaf (or a
+ * hole) is reported, a PTE table is mapped and locked for
+ * pt_iter_scan_table().  Same return values as pt_iter_descend().
+ */
+static bool pt_iter_pmd(struct pt_iter_state *s, pmd_t *pmdp)
+{
+	unsigned long addr = s->cur._next;
+	pmd_t pmd;
+	int ret;
+
+	for (;;) {
+		pmd = pmdp_get_lockless(pmdp);
+		if (pmd_none(pmd)) {
+			pt_iter_hole(s, pmd_addr_end(addr, s->pud_end),
+				     PT_ITER_PMD);
+			return false;
+		}
+		if (!pmd_present(pmd) || pmd_leaf(pmd)) {
+			ret = pt_iter_pmd_leaf(s, pmdp);
+			if (ret != -EAGAIN)
+				return ret;
+		}
+		if (pt_iter_map_table(s, pmdp))
+			return false;
+		/* The table went away or was never one: look again. */
+	}
+}
+
+/*
+ * Descend to the entry at s->cur._next: from the PUD entry kept from the last
+ * step if s->cur._next is still below it, else from the PGD.  Returns true
  * with an entry reported; false when the walk moved on (over a hole or an
  * unwanted leaf), or when a PTE table was mapped and locked for
  * pt_iter_scan_table().
  */
-static bool pt_iter_descend(struct pt_iter *it)
+static bool pt_iter_descend(struct pt_iter_state *s)
 {
-	struct mm_struct *mm = it->_vma->vm_mm;
-	unsigned long addr = it->_next;
-	unsigned long end = it->_range_end;
-	spinlock_t *ptl;	/* the lock of the entry */
+	struct mm_struct *mm = s->vma->vm_mm;
+	unsigned long addr = s->cur._next;
+	unsigned long end = s->range_end;
 	pgd_t *pgdp;
 	p4d_t *p4dp;
 	pud_t *pudp;
-	pmd_t *pmdp;
-	pte_t *ptep;
 	pud_t pud;
-	pmd_t pmd;
 	int ret;
 
-	if (addr < it->_pud_end) {
-		pudp = it->_pudp;
+	if (addr < s->pud_end) {
+		pudp = s->pudp;
 		goto pmd_level;
 	}
 
 	pgdp = pgd_offset(mm, addr);
 	if (pgd_none_or_clear_bad(pgdp)) {
-		pt_iter_hole(it, pgd_addr_end(addr, end), PT_ITER_PGD);
+		pt_iter_hole(s, pgd_addr_end(addr, end), PT_ITER_PGD);
 		return false;
 	}
 	p4dp = p4d_offset(pgdp, addr);
 	if (p4d_none_or_clear_bad(p4dp)) {
-		pt_iter_hole(it, p4d_addr_end(addr, end), PT_ITER_P4D);
+		pt_iter_hole(s, p4d_addr_end(addr, end), PT_ITER_P4D);
 		return false;
 	}
 	pudp = pud_offset(p4dp, addr);
 	pud = pudp_get(pudp);
 	if (pud_none(pud)) {
-		pt_iter_hole(it, pt_iter_pud_end(addr, end), PT_ITER_PUD);
+		pt_iter_hole(s, pt_iter_pud_end(addr, end), PT_ITER_PUD);
 		return false;
 	}
 	if (!pud_present(pud) || pud_leaf(pud)) {
-		ret = pt_iter_pud_leaf(it, pudp);
+		ret = pt_iter_pud_leaf(s, pudp);
 		if (ret != -EAGAIN)
 			return ret;
 	}
 	/* A PMD table: it stays one while the mmap or VMA lock is held. */
-	it->_pudp = pudp;
-	it->_pud_end = pt_iter_pud_end(addr, end);
+	s->pudp = pudp;
+	s->pud_end = pt_iter_pud_end(addr, end);
 
 pmd_level:
-	pmdp = pmd_offset(pudp, addr);
-again:
-	pmd = pmdp_get_lockless(pmdp);
-	if (pmd_none(pmd)) {
-		pt_iter_hole(it, pmd_addr_end(addr, it->_pud_end),
-			     PT_ITER_PMD);
-		return false;
-	}
-	if (!pmd_present(pmd) || pmd_leaf(pmd)) {
-		ret = pt_iter_pmd_leaf(it, pmdp);
-		if (ret != -EAGAIN)
-			return ret;
-	}
-
-	ptep = pte_offset_map_lock(mm, pmdp, addr, &ptl);
-	if (!ptep)
-		/* The table went away or was never one: look again. */
-		goto again;
-	pt_iter_keep(ptl);
-	it->_pte_table = ptep - pte_index(addr);
-	it->_pte_ptl = ptl;
-	it->_table_end = pmd_addr_end(addr, it->_pud_end);
-	return false;
+	return pt_iter_pmd(s, pmd_offset(pudp, addr));
 }
 
 /**
- * pt_iter_start - prepare a walk of a VMA range
- * @it: the iterator, on the caller's stack.
+ * __pt_iter_start - set up the state of a walk
+ * @s: the walk's state.
  * @vma: the VMA to walk.
- * @start: first address to walk, page aligned, within @vma.
- * @end: end of the walk, page aligned, at most @vma->vm_end.
- * @flags: %PT_ITER_HOLES to be told about holes, %PT_ITER_BATCH to get
- *	consecutive PTEs of one folio as one entry, %PT_ITER_IGNORE_* for the
- *	bits a batch may differ in, PT_ITER_WANT() of the types wanted (all
- *	if none is given).
+ * @start: first address to walk.
+ * @end: end of the walk.
+ * @flags: as for pt_iter_start().
  *
- * Takes no lock: the first pt_iter_next() does.  Usually called through
- * for_each_pt_entry().
- *
- * Context: this task holds the mmap lock (read or write) or the VMA lock
- * of @vma for the whole walk; may sleep (between tables, the walk calls
- * cond_resched()).  The caller holds no spinlock.
+ * The out-of-line half of pt_iter_start(); not for direct use.
  */
-void pt_iter_start(struct pt_iter *it, struct vm_area_struct *vma,
-		   unsigned long start, unsigned long end, unsigned int flags)
+void __pt_iter_start(struct pt_iter_state *s, struct vm_area_struct *vma,
+		     unsigned long start, unsigned long end, unsigned int flags)
 {
 	pt_iter_assert_locked(vma);
 	VM_WARN_ON_ONCE(!PAGE_ALIGNED(start) || !PAGE_ALIGNED(end));
 	VM_WARN_ON_ONCE(start < vma->vm_start || end > vma->vm_end);
 
-	if (!(flags & PT_ITER_WANT_ALL))
-		flags |= PT_ITER_WANT_ALL;
-	*it = (struct pt_iter) {
-		._vma = vma,
-		._next = max(start, vma->vm_start),
-		._range_start = max(start, vma->vm_start),
-		._range_end = min(end, vma->vm_end),
-		._flags = flags,
-		._hole_start = PT_ITER_NO_HOLE,
+	*s = (struct pt_iter_state) {
+		.cur = {
+			._next = max(start, vma->vm_start),
+			._flags = __pt_iter_flags(flags),
+			._st = s,
+		},
+		.vma = vma,
+		.range_start = max(start, vma->vm_start),
+		.range_end = min(end, vma->vm_end),
+		.hole_start = PT_ITER_NO_HOLE,
 	};
 #ifdef CONFIG_HUGETLB_PAGE
 	if (is_vm_hugetlb_page(vma)) {
 		/* The hstate of a VMA does not change: look it up once. */
-		it->_hstate = hstate_vma(vma);
-		it->_hsize = huge_page_size(it->_hstate);
+		s->hstate = hstate_vma(vma);
+		s->hsize = huge_page_size(s->hstate);
 	}
 #endif
 }
 
 /**
- * pt_iter_end - end a walk
- * @it: the iterator.
+ * __pt_iter_end - end a walk
+ * @s: the walk's state.
  *
- * Drops every lock the iterator holds; the iterator then returns no more
- * entries.  for_each_pt_entry() calls it however its loop is left; a caller
- * that drives pt_iter_next() by hand calls it when it stops before the end.
- * Calling it again is harmless.
+ * Drops every lock the walk holds.  Called by pt_iter_end(); not for
+ * direct use.  Calling it again is harmless.
  */
-void pt_iter_end(struct pt_iter *it)
+void __pt_iter_end(struct pt_iter_state *s)
 {
-	pt_iter_drop_leaf(it);
-	pt_iter_drop_table(it);
-	if (it->_walk_locked) {
-		vma_pgtable_walk_end(it->_vma);
-		it->_walk_locked = false;
+	pt_iter_drop_leaf(s);
+	pt_iter_drop_table(s);
+	if (s->walk_locked) {
+		vma_pgtable_walk_end(s->vma);
+		s->walk_locked = false;
 	}
-	it->_hole_start = PT_ITER_NO_HOLE;
-	it->_next = it->_range_end;
+	s->hole_start = PT_ITER_NO_HOLE;
+	s->cur._next = s->range_end;
 }
 
 /**
- * pt_iter_pause - drop every lock, to resume the walk later
- * @it: the iterator, positioned on an entry.
- * @resume: where the next pt_iter_next() continues: it->end to go on
- *	after the current entry, it->addr to look at it again (e.g. after
- *	splitting a THP).  Page aligned, within the VMA and before the end of
- *	the walk.
+ * __pt_iter_pause - drop every lock, to resume the walk later
+ * @s: the walk's state.
+ * @resume: where the walk continues.
  *
- * Drops the page-table lock and, for hugetlb, the hugetlb VMA lock.  The
- * caller may then sleep or take other locks; the current entry's pointers
- * (folio, page, ptep, ...) must not be used afterwards without a reference
- * of the caller's own.  The mmap or VMA lock must stay held.
+ * Called by pt_iter_pause(); not for direct use.
  */
-void pt_iter_pause(struct pt_iter *it, unsigned long resume)
+void __pt_iter_pause(struct pt_iter_state *s, unsigned long resume)
 {
-	pt_iter_drop_leaf(it);
-	pt_iter_drop_table(it);
-	if (it->_walk_locked) {
-		vma_pgtable_walk_end(it->_vma);
-		it->_walk_locked = false;
+	pt_iter_drop_leaf(s);
+	pt_iter_drop_table(s);
+	if (s->walk_locked) {
+		vma_pgtable_walk_end(s->vma);
+		s->walk_locked = false;
 	}
-	VM_WARN_ON_ONCE(!PAGE_ALIGNED(resume) || resume < it->_vma->vm_start ||
-			resume > it->_range_end);
-	it->_next = clamp(resume, it->_vma->vm_start, it->_range_end);
-	it->_pud_end = 0;
+	VM_WARN_ON_ONCE(!PAGE_ALIGNED(resume) || resume < s->vma->vm_start ||
+			resume > s->range_end);
+	s->cur._next = clamp(resume, s->vma->vm_start, s->range_end);
+	s->pud_end = 0;
 }
 
-/**
- * __pt_iter_next - the slow path of pt_iter_next()
- * @it: the iterator.
- *
- * Drops the lock of the previous entry, moves to the next table or leaf
- * and returns its first entry.  Called by pt_iter_next(); not for direct use.
- *
- * Return: true with an entry, false at the end of the walk.
+/*
+ * After a PMD-level leaf whose lock is still held (the caller did not
+ * pause): the PMD entry of the next step if it is in the same PMD table,
+ * else NULL.  A PMD table stays while the mmap or VMA lock is held, and
+ * for hugetlb while the hugetlb VMA lock is held too (unsharing a PMD
+ * table takes it for write), so the next entry is one step on and needs
+ * no descent (nor hugetlb_walk()).  Only for leaves that end where the
+ * next step starts, at the boundary of the next entry.
  */
-bool __pt_iter_next(struct pt_iter *it)
+static inline void *pt_iter_leaf_after(const struct pt_iter_state *s)
 {
-	if (it->ptl && it->ptl != it->_pte_ptl) {
-		pt_iter_drop_leaf(it);
+	unsigned long next = s->cur._next;
+	unsigned long size = s->hsize;
+
+	if (s->cur.level != PT_ITER_PMD || next != s->cur.end ||
+	    next >= s->range_end || PMD_SIZE == PUD_SIZE)
+		return NULL;
+	if (!size) {
+		if (next >= s->pud_end || (next & ~PMD_MASK))
+			return NULL;
+		return s->cur.pmdp + 1;
+	}
+	/* hugetlb of PMD size, or a cont-PMD block, within the table. */
+	if (!IS_ENABLED(CONFIG_HUGETLB_PAGE) || size < PMD_SIZE ||
+	    size >= PUD_SIZE || (next & (size - 1)) || !(next & ~PUD_MASK))
+		return NULL;
+	return (pmd_t *)s->cur.ptep + size / PMD_SIZE;
+}
+
+/*
+ * The step of __pt_iter_next(): drops the lock of the previous entry,
+ * moves to the next table or leaf and describes its first entry in s->cur.
+ */
+static bool pt_iter_step(struct pt_iter_state *s)
+{
+	void *leaf;
+
+	if (s->cur.ptl && s->cur.ptl != s->pte_ptl) {
+		leaf = pt_iter_leaf_after(s);
+		pt_iter_drop_leaf(s);
 		/*
 		 * As walk_page_range() does: after a PMD or PUD leaf, not
 		 * after each hugetlb page (holes are another matter, below).
 		 */
-		if (!it->_hsize)
+		if (!s->hsize)
 			cond_resched();
+		/* The next entry of the same PMD table, as walk_pmd_range(). */
+		if (leaf && !s->hsize && pt_iter_pmd(s, leaf))
+			return true;
+		if (leaf && s->hsize && pt_iter_hugetlb(s, leaf))
+			return true;
 	}
 
-	if (it->_hsize && !it->_walk_locked && it->_next < it->_range_end) {
-		vma_pgtable_walk_begin(it->_vma);
-		it->_walk_locked = true;
+	if (s->hsize && !s->walk_locked && s->cur._next < s->range_end) {
+		vma_pgtable_walk_begin(s->vma);
+		s->walk_locked = true;
 	}
 
-	while (it->_next < it->_range_end) {
-		if (it->_pte_table) {
-			if (pt_iter_scan_table(it))
+	while (s->cur._next < s->range_end) {
+		if (s->pte_table) {
+			if (pt_iter_scan_table(s))
 				return true;
-			pt_iter_drop_table(it);
+			pt_iter_drop_table(s);
 			cond_resched();
 			continue;
 		}
-		if (!IS_ENABLED(CONFIG_HUGETLB_PAGE) || !it->_hsize) {
-			if (pt_iter_descend(it))
+		if (!IS_ENABLED(CONFIG_HUGETLB_PAGE) || !s->hsize) {
+			if (pt_iter_descend(s))
 				return true;
 			continue;
 		}
-		if (pt_iter_hugetlb(it))
+		if (pt_iter_hugetlb(s, NULL))
 			return true;
 		/*
 		 * A hugetlb hole is stepped over one huge page at a time (a
@@ -967,12 +1009,34 @@ bool __pt_iter_next(struct pt_iter *it)
 		cond_resched();
 	}
 
-	if (pt_iter_hole_pending(it)) {
+	if (pt_iter_hole_pending(s)) {
 		/* The hole began before this table: report it unlocked. */
-		pt_iter_drop_table(it);
-		return pt_iter_report_hole(it, it->_range_end);
+		pt_iter_drop_table(s);
+		return pt_iter_report_hole(s, s->range_end);
 	}
 
-	pt_iter_end(it);
+	__pt_iter_end(s);
 	return false;
+}
+
+/**
+ * __pt_iter_next - the slow path of pt_iter_next()
+ * @s: the walk's state.
+ * @next: where the step starts (the inline step may have moved on).
+ *
+ * Drops the lock of the previous entry, moves to the next table or leaf
+ * and describes its first entry in @s->cur, for pt_iter_next() to copy.
+ * Not for direct use.
+ *
+ * Return: true with an entry, false at the end of the walk.
+ */
+bool __pt_iter_next(struct pt_iter_state *s, unsigned long next)
+{
+	s->cur._next = next;
+	if (!pt_iter_step(s))
+		return false;
+	/* Where the inline step picks up in the mapped table. */
+	if (s->cur._fast_end)
+		s->cur._nextp = s->pte_table + pte_index(s->cur._next);
+	return true;
 }

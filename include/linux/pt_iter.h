@@ -122,7 +122,7 @@ enum pt_iter_level {
 #define __PT_ATTR_RAW_PMD	BIT(30)
 
 /**
- * struct pt_iter - state of a page table walk, and the current entry
+ * struct pt_iter - the current entry of a page table walk
  * @addr: first address of the current entry.
  * @end: end (exclusive) of the current entry.  Entries are clipped to the
  *	range being walked; %PT_ATTR_CLIPPED says when the leaf is larger.
@@ -141,8 +141,12 @@ enum pt_iter_level {
  * @ptl: the page-table lock held for this entry, or NULL if none is held
  *	(holes that are not within one present PTE table).
  *
- * The remaining fields are private to the iterator: use the accessors
- * (pt_iter_attrs(), pt_iter_pfn(), pt_iter_swp(), ...).
+ * This is the caller's half of a walk: the entry, and the cursor of the
+ * inline step.  The walk itself (locks, tables, pending holes) is in a
+ * struct pt_iter_state that only the out-of-line code touches, so that a
+ * loop that does not pass @it to out-of-line functions of its own can keep
+ * the whole of it in registers.  The remaining fields are private: use the
+ * accessors (pt_iter_attrs(), pt_iter_pfn(), pt_iter_swp(), ...).
  */
 struct pt_iter {
 	unsigned long addr;
@@ -164,57 +168,163 @@ struct pt_iter {
 	spinlock_t *ptl;	/* held for this entry, or NULL */
 
 	/* private: */
-	unsigned int _attrs;		/* PT_ATTR_*, or __PT_ATTR_RAW_PTE */
+	unsigned int _attrs;		/* PT_ATTR_*, or __PT_ATTR_RAW_* */
 	unsigned int _flags;		/* of pt_iter_start() */
 	unsigned long _next;		/* where the next step starts */
 	unsigned long _fast_end;	/* the inline step runs below this */
-	pte_t *_pte_table;		/* mapped and locked PTE table, or NULL */
-	struct vm_area_struct *_vma;
+	pte_t *_nextp;			/* the PTE at _next, below _fast_end */
 	unsigned long _pfn;		/* unless __PT_ATTR_RAW_PTE */
 	swp_entry_t _swp;
-	/* cold: */
-	unsigned long _range_start;	/* the walk */
-	unsigned long _range_end;
-	unsigned long _table_end;	/* of the PTE table, clamped */
-	spinlock_t *_pte_ptl;		/* the PTE table's lock */
-	pud_t *_pudp;			/* a PUD entry pointing to a PMD table */
-	unsigned long _pud_end;		/* what it covers, clamped */
-	unsigned long _hole_start;	/* start of a pending hole, or 1 */
-	enum pt_iter_level _hole_level;	/* level of the pending hole */
-	bool _hole_in_table;		/* it began in the locked PTE table */
-	bool _walk_locked;		/* vma_pgtable_walk_begin() done */
-	unsigned long _hsize;		/* hugetlb page size, or 0 */
-	struct hstate *_hstate;		/* of a hugetlb VMA */
+	struct pt_iter_state *_st;	/* the walk; NULL once it has ended */
 };
 
-void pt_iter_start(struct pt_iter *it, struct vm_area_struct *vma,
-		   unsigned long start, unsigned long end, unsigned int flags);
-bool __pt_iter_next(struct pt_iter *it);
-unsigned int __pt_iter_pte_batch(struct pt_iter *it, struct folio *folio,
+/**
+ * struct pt_iter_state - the walk behind a struct pt_iter
+ * @cur: the entry the out-of-line code found last, copied to the caller's
+ *	struct pt_iter by pt_iter_next().
+ *
+ * Private to mm/pt_iter.c; for_each_pt_entry() declares one for its loop.
+ * A caller that drives pt_iter_start()/pt_iter_next() by hand provides one
+ * that lives as long as the walk.
+ */
+struct pt_iter_state {
+	struct pt_iter cur;
+
+	/* private: */
+	struct vm_area_struct *vma;
+	unsigned long range_start;	/* the walk */
+	unsigned long range_end;
+	unsigned long table_end;	/* of the PTE table, clamped */
+	pte_t *pte_table;		/* mapped and locked PTE table, or NULL */
+	spinlock_t *pte_ptl;		/* the PTE table's lock */
+	pud_t *pudp;			/* a PUD entry pointing to a PMD table */
+	unsigned long pud_end;		/* what it covers, clamped */
+	unsigned long hole_start;	/* start of a pending hole, or 1 */
+	enum pt_iter_level hole_level;	/* level of the pending hole */
+	bool hole_in_table;		/* it began in the locked PTE table */
+	bool walk_locked;		/* vma_pgtable_walk_begin() done */
+	unsigned long hsize;		/* hugetlb page size, or 0 */
+	struct hstate *hstate;		/* of a hugetlb VMA */
+};
+
+void __pt_iter_start(struct pt_iter_state *s, struct vm_area_struct *vma,
+		     unsigned long start, unsigned long end, unsigned int flags);
+bool __pt_iter_next(struct pt_iter_state *s, unsigned long next);
+unsigned int __pt_iter_pte_batch(struct pt_iter_state *s, struct folio *folio,
 				 struct page *page, pte_t *ptep, pte_t pte,
 				 unsigned long addr);
-void pt_iter_end(struct pt_iter *it);
-void pt_iter_pause(struct pt_iter *it, unsigned long resume);
+void __pt_iter_end(struct pt_iter_state *s);
+void __pt_iter_pause(struct pt_iter_state *s, unsigned long resume);
 
 /* From mm/internal.h, for the inline check below. */
 extern unsigned long highest_memmap_pfn;
 
-/*
- * vm_normal_page() for the inline step: a PTE that is not special maps a
- * normal page if its pfn has a memmap; everything else is left to
- * vm_normal_page() itself.
- */
-static __always_inline struct page *
-__pt_iter_normal_page(struct pt_iter *it, unsigned long addr, pte_t pte)
+/* The walk's flags, with every type wanted if the caller named none. */
+static __always_inline unsigned int __pt_iter_flags(unsigned int flags)
 {
-	unsigned long pfn;
+	return flags & PT_ITER_WANT_ALL ? flags : flags | PT_ITER_WANT_ALL;
+}
 
-	if (!IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) || pte_special(pte))
-		return vm_normal_page(it->_vma, addr, pte);
-	pfn = pte_pfn(pte);
-	if (unlikely(pfn > highest_memmap_pfn))
-		return vm_normal_page(it->_vma, addr, pte);
-	return pfn_to_page(pfn);
+/**
+ * pt_iter_start - prepare a walk of a VMA range
+ * @it: the caller's iterator, which receives the entries.
+ * @s: the walk's state, which must live until the walk ends.
+ * @vma: the VMA to walk.
+ * @start: first address to walk, page aligned, within @vma.
+ * @end: end of the walk, page aligned, at most @vma->vm_end.
+ * @flags: %PT_ITER_HOLES to be told about holes, %PT_ITER_BATCH to get
+ *	consecutive PTEs of one folio as one entry, %PT_ITER_IGNORE_* for the
+ *	bits a batch may differ in, PT_ITER_WANT() of the types wanted (all
+ *	if none is given).  Best a compile-time constant: the inline step
+ *	then tests none of them at run time.
+ *
+ * Takes no lock: the first pt_iter_next() does.  Usually called through
+ * for_each_pt_entry().
+ *
+ * Context: this task holds the mmap lock (read or write) or the VMA lock
+ * of @vma for the whole walk; may sleep (between tables, the walk calls
+ * cond_resched()).  The caller holds no spinlock.
+ * Return: @it.
+ */
+static __always_inline struct pt_iter *
+pt_iter_start(struct pt_iter *it, struct pt_iter_state *s,
+	      struct vm_area_struct *vma, unsigned long start,
+	      unsigned long end, unsigned int flags)
+{
+	__pt_iter_start(s, vma, start, end, flags);
+	*it = (struct pt_iter) {
+		._flags = __pt_iter_flags(flags),
+		._next = s->cur._next,
+		._st = s,
+	};
+	return it;
+}
+
+/**
+ * pt_iter_end - end a walk
+ * @it: the iterator.
+ *
+ * Drops every lock the iterator holds; the iterator then returns no more
+ * entries.  for_each_pt_entry() calls it however its loop is left; a caller
+ * that drives pt_iter_next() by hand calls it when it stops before the end.
+ * Calling it again is harmless.
+ */
+static inline void pt_iter_end(struct pt_iter *it)
+{
+	if (it->_st)
+		__pt_iter_end(it->_st);
+	it->_st = NULL;
+	it->_fast_end = 0;
+	it->ptl = NULL;
+}
+
+/**
+ * pt_iter_pause - drop every lock, to resume the walk later
+ * @it: the iterator, positioned on an entry.
+ * @resume: where the next pt_iter_next() continues: it->end to go on
+ *	after the current entry, it->addr to look at it again (e.g. after
+ *	splitting a THP).  Page aligned, within the VMA and before the end of
+ *	the walk.
+ *
+ * Drops the page-table lock and, for hugetlb, the hugetlb VMA lock.  The
+ * caller may then sleep or take other locks; the current entry's pointers
+ * (folio, page, ptep, ...) must not be used afterwards without a reference
+ * of the caller's own.  The mmap or VMA lock must stay held.
+ */
+static inline void pt_iter_pause(struct pt_iter *it, unsigned long resume)
+{
+	if (!it->_st)
+		return;
+	__pt_iter_pause(it->_st, resume);
+	it->_next = it->_st->cur._next;
+	it->_fast_end = 0;
+	it->ptl = NULL;
+}
+
+/*
+ * The slow path of pt_iter_next(), from @next on: the out-of-line step,
+ * then the entry it found copied into the caller's iterator.  The copy is
+ * inline so that the compiler sees every field of @it written here: the
+ * caller's struct pt_iter never needs to live in memory.
+ */
+static __always_inline bool __pt_iter_slow(struct pt_iter *it,
+					   unsigned long next)
+{
+	struct pt_iter_state *s = it->_st;
+	unsigned int flags = it->_flags;
+
+	if (unlikely(!s || !__pt_iter_next(s, next))) {
+		/* The walk has ended and dropped its locks. */
+		it->_st = NULL;
+		it->_fast_end = 0;
+		it->ptl = NULL;
+		return false;
+	}
+	*it = s->cur;
+	/* The same values, but known to the compiler where they are constant. */
+	it->_flags = flags;
+	it->_st = s;
+	return true;
 }
 
 /**
@@ -226,8 +336,8 @@ __pt_iter_normal_page(struct pt_iter *it, unsigned long addr, pte_t pte)
  * already mapped and locked, mapping a normal page that is not part of a
  * contpte block, is decoded here, inline, as are the empty PTEs before it
  * when the walk does not report holes; everything else (holes, swap
- * entries, a new table, a leaf at a higher level, hugetlb) takes the slow
- * path.
+ * entries, special PTEs, a new table, a leaf at a higher level, hugetlb)
+ * takes the slow path.
  * The inline step only runs after an entry of the same PTE table, so @level
  * and @ptl stay what they are.
  *
@@ -238,40 +348,57 @@ __pt_iter_normal_page(struct pt_iter *it, unsigned long addr, pte_t pte)
 static __always_inline bool pt_iter_next(struct pt_iter *it)
 {
 	unsigned long addr = it->_next;
+	pte_t *ptep = it->_nextp;
 	struct folio *folio;
 	struct page *page;
+	unsigned long pfn;
 	unsigned int nr;
-	pte_t *ptep;
 	pte_t pte;
 
 	if (unlikely(addr >= it->_fast_end))
-		return __pt_iter_next(it);
-	ptep = it->_pte_table + pte_index(addr);
+		goto slow;
 	for (;;) {
 		pte = ptep_get(ptep);
 		if (likely(!pte_none(pte)))
 			break;
 		/* Holes are reported by the slow path. */
 		if (it->_flags & PT_ITER_HOLES)
-			return __pt_iter_next(it);
+			goto slow;
 		addr += PAGE_SIZE;
 		ptep++;
 		if (addr >= it->_fast_end)
 			goto slow;
 	}
+	/* So are swap-format entries and contpte blocks. */
 	if (unlikely(!pte_present(pte) || pte_leaf_size(pte) != PAGE_SIZE))
 		goto slow;
-	page = __pt_iter_normal_page(it, addr, pte);
-	if (unlikely(!page))
-		goto slow;
+	/*
+	 * vm_normal_page(), for what it finds quickly: a PTE that is not
+	 * special maps a normal page if its pfn has a memmap.  Special PTEs
+	 * (the zero page, pfn mappings) and bad pfns go to the slow path,
+	 * which asks vm_normal_page() itself.
+	 */
+	if (IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL)) {
+		if (unlikely(pte_special(pte)))
+			goto slow;
+		pfn = pte_pfn(pte);
+		if (unlikely(pfn > highest_memmap_pfn))
+			goto slow;
+		page = pfn_to_page(pfn);
+	} else {
+		page = vm_normal_page(it->_st->vma, addr, pte);
+		if (unlikely(!page))
+			goto slow;
+	}
 	folio = page_folio(page);
 	nr = 1;
 	if ((it->_flags & PT_ITER_BATCH) && folio_test_large(folio))
-		nr = __pt_iter_pte_batch(it, folio, page, ptep, pte, addr);
+		nr = __pt_iter_pte_batch(it->_st, folio, page, ptep, pte, addr);
 
 	it->addr = addr;
 	it->end = addr + ((unsigned long)nr << PAGE_SHIFT);
 	it->_next = it->end;
+	it->_nextp = ptep + nr;
 	it->type = PT_ITER_FOLIO;
 	it->folio = folio;
 	it->page = page;
@@ -280,8 +407,7 @@ static __always_inline bool pt_iter_next(struct pt_iter *it)
 	it->_attrs = __PT_ATTR_RAW_PTE;
 	return true;
 slow:
-	it->_next = addr;
-	return __pt_iter_next(it);
+	return __pt_iter_slow(it, addr);
 }
 
 /*
@@ -364,12 +490,16 @@ static inline unsigned int pt_iter_attrs(const struct pt_iter *it)
 static __always_inline bool pt_iter_has(const struct pt_iter *it,
 					unsigned int mask)
 {
-	if ((mask & __PT_ATTR_PTE_BITS) && (it->_attrs & __PT_ATTR_RAW_PTE))
-		return (it->_attrs & mask) ||
-		       __pt_iter_pte_attrs(it->pte, mask);
-	if ((mask & __PT_ATTR_PTE_BITS) && (it->_attrs & __PT_ATTR_RAW_PMD))
-		return (it->_attrs & mask) ||
-		       __pt_iter_pmd_attrs(it->pmd, mask);
+	unsigned int bits = mask & __PT_ATTR_PTE_BITS;
+	unsigned int other = mask & ~__PT_ATTR_PTE_BITS;
+
+	/* A raw entry has none of its own bits in _attrs. */
+	if (bits && (it->_attrs & __PT_ATTR_RAW_PTE))
+		return (other && (it->_attrs & other)) ||
+		       __pt_iter_pte_attrs(it->pte, bits);
+	if (bits && (it->_attrs & __PT_ATTR_RAW_PMD))
+		return (other && (it->_attrs & other)) ||
+		       __pt_iter_pmd_attrs(it->pmd, bits);
 	return it->_attrs & mask;
 }
 
@@ -434,26 +564,19 @@ static inline unsigned long pt_iter_size(const struct pt_iter *it)
  */
 static inline bool pt_iter_holds_locks(const struct pt_iter *it)
 {
-	return it->ptl || it->_pte_table || it->_walk_locked;
+	const struct pt_iter_state *s = it->_st;
+
+	return s && (s->cur.ptl || s->pte_table || s->walk_locked);
 }
 
-/* End the walk of @it if it still holds locks: the loop's cleanup. */
-static inline void __pt_iter_cleanup(struct pt_iter *it)
+/* End the walk of @it if it has not ended: the loop's cleanup. */
+static __always_inline void __pt_iter_cleanup(struct pt_iter *it)
 {
-	if (it && pt_iter_holds_locks(it))
+	if (it && it->_st)
 		pt_iter_end(it);
 }
 
 DEFINE_FREE(__pt_iter, struct pt_iter *, __pt_iter_cleanup(_T))
-
-/* pt_iter_start() for for_each_pt_entry(), which needs @it back. */
-static __always_inline struct pt_iter *
-__pt_iter_start(struct pt_iter *it, struct vm_area_struct *vma,
-		unsigned long start, unsigned long end, unsigned int flags)
-{
-	pt_iter_start(it, vma, start, end, flags);
-	return it;
-}
 
 /**
  * for_each_pt_entry - walk the page table entries of a VMA range
@@ -468,11 +591,14 @@ __pt_iter_start(struct pt_iter *it, struct vm_area_struct *vma,
  * it is not NULL.  However the loop is left (its end, break, return, goto),
  * every lock of the walk is dropped: the loop's own variable ends the walk
  * when it goes out of scope.  The fields of @it stay readable, but its
- * pointers and locks are no longer valid.
+ * pointers and locks are no longer valid.  The outer of the two loops only
+ * provides the walk's state; it runs once.
  */
 #define for_each_pt_entry(it, vma, start, end, flags)			\
-	for (struct pt_iter *__pt_it __free(__pt_iter) =		\
-		__pt_iter_start(it, vma, start, end, flags);		\
-	     pt_iter_next(__pt_it);)
+	for (struct pt_iter_state __pt_st, *__pt_once = &__pt_st;	\
+	     __pt_once; __pt_once = NULL)				\
+		for (struct pt_iter *__pt_it __free(__pt_iter) =	\
+			pt_iter_start(it, &__pt_st, vma, start, end, flags); \
+		     pt_iter_next(__pt_it);)
 
 #endif /* _LINUX_PT_ITER_H */
