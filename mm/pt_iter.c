@@ -489,6 +489,53 @@ static enum pt_iter_level pt_iter_size_level(unsigned long size)
 	return PT_ITER_PTE;
 }
 
+/* What every hugetlb entry smaller than PUD_SIZE has, after its kind. */
+static inline void pt_iter_hugetlb_tail(struct pt_iter_state *s, pte_t *ptep,
+					pte_t pte)
+{
+	unsigned long size = s->hsize;
+
+	if (size != PAGE_SIZE && size != PMD_SIZE && size != PUD_SIZE)
+		s->cur._attrs |= PT_ATTR_CONT;
+	if (size == PMD_SIZE && hugetlb_pmd_shared(ptep))
+		s->cur._attrs |= PT_ATTR_SHARED_TABLE;
+	s->cur.pte = pte;
+	s->cur.ptep = ptep;
+}
+
+/*
+ * Describe the present hugetlb entry @pte at @ptep, of the page that begins
+ * at @start, found at s->cur._next.  Returns false if the caller does not
+ * want it.
+ */
+static bool pt_iter_hugetlb_present(struct pt_iter_state *s,
+				    unsigned long start, pte_t *ptep,
+				    pte_t pte)
+{
+	unsigned long size = s->hsize;
+	unsigned long idx = (s->cur._next - start) >> PAGE_SHIFT;
+
+	if (!pt_iter_wants(s, PT_ITER_FOLIO))
+		return false;
+	pt_iter_set_leaf(s, pt_iter_size_level(size), start, size);
+	s->cur.type = PT_ITER_FOLIO;
+	s->cur._pfn = pte_pfn(pte) + idx;
+	s->cur.page = nth_page(pte_page(pte), idx);
+	s->cur.folio = page_folio(s->cur.page);
+	if (huge_pte_write(pte))
+		s->cur._attrs |= PT_ATTR_WRITE;
+	if (pte_young(pte))
+		s->cur._attrs |= PT_ATTR_YOUNG;
+	if (huge_pte_dirty(pte))
+		s->cur._attrs |= PT_ATTR_DIRTY;
+	if (pte_soft_dirty(pte))
+		s->cur._attrs |= PT_ATTR_SOFT_DIRTY;
+	if (huge_pte_uffd_wp(pte))
+		s->cur._attrs |= PT_ATTR_UFFD_WP;
+	pt_iter_hugetlb_tail(s, ptep, pte);
+	return true;
+}
+
 /*
  * One logical hugetlb entry, at @ptep if the caller knows where it is, else
  * found with hugetlb_walk(); read with huge_ptep_get() under the lock that
@@ -546,42 +593,22 @@ static bool pt_iter_hugetlb(struct pt_iter_state *s, pte_t *ptep)
 		}
 	}
 
-	idx = (s->cur._next - start) >> PAGE_SHIFT;
 	if (pte_present(pte)) {
-		if (!pt_iter_wants(s, PT_ITER_FOLIO))
+		if (!pt_iter_hugetlb_present(s, start, ptep, pte))
 			goto skip;
-		pt_iter_set_leaf(s, level, start, size);
-		s->cur.type = PT_ITER_FOLIO;
-		s->cur._pfn = pte_pfn(pte) + idx;
-		s->cur.page = nth_page(pte_page(pte), idx);
-		s->cur.folio = page_folio(s->cur.page);
-		if (huge_pte_write(pte))
-			s->cur._attrs |= PT_ATTR_WRITE;
-		if (pte_young(pte))
-			s->cur._attrs |= PT_ATTR_YOUNG;
-		if (huge_pte_dirty(pte))
-			s->cur._attrs |= PT_ATTR_DIRTY;
-		if (pte_soft_dirty(pte))
-			s->cur._attrs |= PT_ATTR_SOFT_DIRTY;
-		if (huge_pte_uffd_wp(pte))
-			s->cur._attrs |= PT_ATTR_UFFD_WP;
-	} else {
-		swp = pte_to_swp_entry(pte);
-		if (!pt_iter_wants_swp(s, swp, &type))
-			goto skip;
-		pt_iter_set_leaf(s, level, start, size);
-		pt_iter_set_swp(s, type, swp, idx);
-		if (pte_swp_soft_dirty(pte))
-			s->cur._attrs |= PT_ATTR_SOFT_DIRTY;
-		if (pte_swp_uffd_wp_any(pte))
-			s->cur._attrs |= PT_ATTR_UFFD_WP;
+		goto found;
 	}
-	if (size != PAGE_SIZE && size != PMD_SIZE && size != PUD_SIZE)
-		s->cur._attrs |= PT_ATTR_CONT;
-	if (size == PMD_SIZE && hugetlb_pmd_shared(ptep))
-		s->cur._attrs |= PT_ATTR_SHARED_TABLE;
-	s->cur.pte = pte;
-	s->cur.ptep = ptep;
+	swp = pte_to_swp_entry(pte);
+	if (!pt_iter_wants_swp(s, swp, &type))
+		goto skip;
+	idx = (s->cur._next - start) >> PAGE_SHIFT;
+	pt_iter_set_leaf(s, level, start, size);
+	pt_iter_set_swp(s, type, swp, idx);
+	if (pte_swp_soft_dirty(pte))
+		s->cur._attrs |= PT_ATTR_SOFT_DIRTY;
+	if (pte_swp_uffd_wp_any(pte))
+		s->cur._attrs |= PT_ATTR_UFFD_WP;
+	pt_iter_hugetlb_tail(s, ptep, pte);
 found:
 	s->cur._attrs |= PT_ATTR_HUGETLB;
 	s->cur.ptl = ptl;
@@ -592,8 +619,40 @@ skip:
 	s->cur._next = next;
 	return false;
 }
+
+/*
+ * The next present hugetlb page of the same PMD table, at @ptep, after one
+ * whose lock @ptl is still held: hugetlb entries of one size in one table
+ * share their lock (huge_pte_lockptr()), and walk_hugetlb_range() does not
+ * reschedule between present pages either, so the lock is kept, as a PTE
+ * table's is.  Returns false with the lock dropped if it is not one the
+ * caller wants: the general path then looks.
+ */
+static bool pt_iter_hugetlb_after(struct pt_iter_state *s, pte_t *ptep,
+				  spinlock_t *ptl)
+{
+	struct mm_struct *mm = s->vma->vm_mm;
+	unsigned long start = s->cur._next;
+	pte_t pte;
+
+	VM_WARN_ON_ONCE(ptl != huge_pte_lockptr(s->hstate, mm, ptep));
+	pte = huge_ptep_get(mm, start, ptep);
+	if (!pte_present(pte) || !pt_iter_hugetlb_present(s, start, ptep, pte)) {
+		pt_iter_drop_leaf(s);
+		return false;
+	}
+	s->cur._attrs |= PT_ATTR_HUGETLB;
+	return true;
+}
 #else
 static bool pt_iter_hugetlb(struct pt_iter_state *s, pte_t *ptep)
+{
+	BUILD_BUG();
+	return false;
+}
+
+static bool pt_iter_hugetlb_after(struct pt_iter_state *s, pte_t *ptep,
+				  spinlock_t *ptl)
 {
 	BUILD_BUG();
 	return false;
@@ -667,7 +726,8 @@ skip:
  * ARM with LPAE clears the valid bit of a PROT_NONE section), decoded as
  * the present leaf it stands for, as the PUD path decodes a PROT_NONE PUD.
  */
-static bool pt_iter_set_pmd(struct pt_iter_state *s, pmd_t pmd)
+static __always_inline bool pt_iter_set_pmd(struct pt_iter_state *s,
+					    pmd_t pmd)
 {
 	unsigned long start = s->cur._next & PMD_MASK;
 	unsigned long idx = (s->cur._next - start) >> PAGE_SHIFT;
@@ -680,7 +740,6 @@ static bool pt_iter_set_pmd(struct pt_iter_state *s, pmd_t pmd)
 		if (!pt_iter_wants(s, page ? PT_ITER_FOLIO : PT_ITER_PFN))
 			return false;
 		pt_iter_set_leaf(s, PT_ITER_PMD, start, PMD_SIZE);
-		s->cur._pfn = pmd_pfn(pmd) + idx;
 		if (page) {
 			s->cur.type = PT_ITER_FOLIO;
 			s->cur.page = nth_page(page, idx);
@@ -688,7 +747,7 @@ static bool pt_iter_set_pmd(struct pt_iter_state *s, pmd_t pmd)
 		} else {
 			s->cur.type = PT_ITER_PFN;
 		}
-		/* The attributes are decoded from s->cur.pmd when asked for. */
+		/* Attributes and pfn are decoded from s->cur.pmd when asked. */
 		s->cur._attrs |= __PT_ATTR_RAW_PMD;
 		return true;
 	}
@@ -750,53 +809,68 @@ static int pt_iter_pmd_leaf(struct pt_iter_state *s, pmd_t *pmdp)
 }
 
 /*
- * Map and lock the PTE table of @pmdp for pt_iter_scan_table(); false if
- * there is no such table (any more).  Out of line: the only place with a
- * local whose address escapes, which would cost every step a stack canary.
+ * The next THP of the same PMD table, at @pmdp, after a PMD leaf whose lock
+ * @ptl was just dropped: the entries of one PMD table share their lock.
+ * Returns false, with nothing held, if @pmdp is not a THP the caller wants:
+ * the general path then looks at it.
  */
-static noinline bool pt_iter_map_table(struct pt_iter_state *s, pmd_t *pmdp)
+static bool pt_iter_thp_after(struct pt_iter_state *s, pmd_t *pmdp,
+			      spinlock_t *ptl)
 {
-	unsigned long addr = s->cur._next;
-	spinlock_t *ptl;	/* the PTE table's lock */
-	pte_t *ptep;
+	pmd_t pmd = pmdp_get_lockless(pmdp);
 
-	ptep = pte_offset_map_lock(s->vma->vm_mm, pmdp, addr, &ptl);
-	if (!ptep)
+	if (!pmd_trans_huge(pmd))
 		return false;
+	VM_WARN_ON_ONCE(ptl != pmd_lockptr(s->vma->vm_mm, pmdp));
+	spin_lock(ptl);
+	pmd = pmdp_get(pmdp);
+	if (!pmd_trans_huge(pmd) || !pt_iter_set_pmd(s, pmd)) {
+		spin_unlock(ptl);
+		return false;
+	}
+	s->cur.pmd = pmd;
+	s->cur.pmdp = pmdp;
+	s->cur.ptl = ptl;
 	pt_iter_keep(ptl);
-	s->pte_table = ptep - pte_index(addr);
-	s->pte_ptl = ptl;
-	s->table_end = pmd_addr_end(addr, s->pud_end);
 	return true;
 }
 
 /*
  * The entry at s->cur._next, whose PMD entry is @pmdp: a PMD leaf (or a
  * hole) is reported, a PTE table is mapped and locked for
- * pt_iter_scan_table().  Same return values as pt_iter_descend().
+ * pt_iter_scan_table().  Same return values as pt_iter_descend().  Out of
+ * line: it has the only local whose address escapes, which would cost
+ * every step of __pt_iter_next() a stack canary.
  */
-static bool pt_iter_pmd(struct pt_iter_state *s, pmd_t *pmdp)
+static noinline bool pt_iter_pmd(struct pt_iter_state *s, pmd_t *pmdp)
 {
 	unsigned long addr = s->cur._next;
+	spinlock_t *ptl;	/* the PTE table's lock */
+	pte_t *ptep;
 	pmd_t pmd;
 	int ret;
 
-	for (;;) {
-		pmd = pmdp_get_lockless(pmdp);
-		if (pmd_none(pmd)) {
-			pt_iter_hole(s, pmd_addr_end(addr, s->pud_end),
-				     PT_ITER_PMD);
-			return false;
-		}
-		if (!pmd_present(pmd) || pmd_leaf(pmd)) {
-			ret = pt_iter_pmd_leaf(s, pmdp);
-			if (ret != -EAGAIN)
-				return ret;
-		}
-		if (pt_iter_map_table(s, pmdp))
-			return false;
-		/* The table went away or was never one: look again. */
+again:
+	pmd = pmdp_get_lockless(pmdp);
+	if (pmd_none(pmd)) {
+		pt_iter_hole(s, pmd_addr_end(addr, s->pud_end), PT_ITER_PMD);
+		return false;
 	}
+	if (!pmd_present(pmd) || pmd_leaf(pmd)) {
+		ret = pt_iter_pmd_leaf(s, pmdp);
+		if (ret != -EAGAIN)
+			return ret;
+	}
+
+	ptep = pte_offset_map_lock(s->vma->vm_mm, pmdp, addr, &ptl);
+	if (!ptep)
+		/* The table went away or was never one: look again. */
+		goto again;
+	pt_iter_keep(ptl);
+	s->pte_table = ptep - pte_index(addr);
+	s->pte_ptl = ptl;
+	s->table_end = pmd_addr_end(addr, s->pud_end);
+	return false;
 }
 
 /*
@@ -963,22 +1037,27 @@ static inline void *pt_iter_leaf_after(const struct pt_iter_state *s)
  */
 static bool pt_iter_step(struct pt_iter_state *s)
 {
+	spinlock_t *ptl = s->cur.ptl;
 	void *leaf;
 
-	if (s->cur.ptl && s->cur.ptl != s->pte_ptl) {
-		leaf = pt_iter_leaf_after(s);
-		pt_iter_drop_leaf(s);
-		/*
-		 * As walk_page_range() does: after a PMD or PUD leaf, not
-		 * after each hugetlb page (holes are another matter, below).
-		 */
-		if (!s->hsize)
-			cond_resched();
+	if (ptl && ptl != s->pte_ptl) {
 		/* The next entry of the same PMD table, as walk_pmd_range(). */
-		if (leaf && !s->hsize && pt_iter_pmd(s, leaf))
-			return true;
-		if (leaf && s->hsize && pt_iter_hugetlb(s, leaf))
-			return true;
+		leaf = pt_iter_leaf_after(s);
+		if (leaf && s->hsize) {
+			if (pt_iter_hugetlb_after(s, leaf, ptl))
+				return true;
+		} else {
+			pt_iter_drop_leaf(s);
+			/*
+			 * As walk_page_range() does: after a PMD or PUD leaf,
+			 * not after each hugetlb page (holes are another
+			 * matter, below).
+			 */
+			if (!s->hsize)
+				cond_resched();
+			if (leaf && pt_iter_thp_after(s, leaf, ptl))
+				return true;
+		}
 	}
 
 	if (s->hsize && !s->walk_locked && s->cur._next < s->range_end) {

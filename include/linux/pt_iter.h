@@ -173,7 +173,7 @@ struct pt_iter {
 	unsigned long _next;		/* where the next step starts */
 	unsigned long _fast_end;	/* the inline step runs below this */
 	pte_t *_nextp;			/* the PTE at _next, below _fast_end */
-	unsigned long _pfn;		/* unless __PT_ATTR_RAW_PTE */
+	unsigned long _pfn;		/* unless __PT_ATTR_RAW_* */
 	swp_entry_t _swp;
 	struct pt_iter_state *_st;	/* the walk; NULL once it has ended */
 };
@@ -514,6 +514,10 @@ static inline unsigned long pt_iter_pfn(const struct pt_iter *it)
 {
 	if (it->_attrs & __PT_ATTR_RAW_PTE)
 		return pte_pfn(it->pte);
+#ifdef CONFIG_PGTABLE_HAS_HUGE_LEAVES
+	if (it->_attrs & __PT_ATTR_RAW_PMD)
+		return pmd_pfn(it->pmd) + ((it->addr & ~PMD_MASK) >> PAGE_SHIFT);
+#endif
 	return it->_pfn;
 }
 
@@ -578,6 +582,26 @@ static __always_inline void __pt_iter_cleanup(struct pt_iter *it)
 
 DEFINE_FREE(__pt_iter, struct pt_iter *, __pt_iter_cleanup(_T))
 
+/*
+ * __pt_iter_start() writes the whole of the walk's state before anything
+ * reads it: no need for CONFIG_INIT_STACK_ALL_ZERO to clear it first, once
+ * per walk (a walk of a VMA of a few pages is short).
+ */
+#if __has_attribute(__uninitialized__)
+#define __pt_iter_uninit	__attribute__((__uninitialized__))
+#else
+#define __pt_iter_uninit
+#endif
+
+/*
+ * The loop of for_each_pt_entry(), over the walk whose state is @st: its
+ * variable ends the walk when it goes out of scope.
+ */
+#define __pt_iter_loop(it, st, vma, start, end, flags)			\
+	for (struct pt_iter *__pt_it __free(__pt_iter) =		\
+		pt_iter_start(it, st, vma, start, end, flags);		\
+	     pt_iter_next(__pt_it);)
+
 /**
  * for_each_pt_entry - walk the page table entries of a VMA range
  * @it: a struct pt_iter on the caller's stack.
@@ -591,14 +615,13 @@ DEFINE_FREE(__pt_iter, struct pt_iter *, __pt_iter_cleanup(_T))
  * it is not NULL.  However the loop is left (its end, break, return, goto),
  * every lock of the walk is dropped: the loop's own variable ends the walk
  * when it goes out of scope.  The fields of @it stay readable, but its
- * pointers and locks are no longer valid.  The outer of the two loops only
- * provides the walk's state; it runs once.
+ * pointers and locks are no longer valid.  The outer loop only provides
+ * the walk's state (it runs once); __pt_iter_loop() is the walk.
  */
 #define for_each_pt_entry(it, vma, start, end, flags)			\
-	for (struct pt_iter_state __pt_st, *__pt_once = &__pt_st;	\
+	for (struct pt_iter_state __pt_st __pt_iter_uninit,		\
+	     *__pt_once = &__pt_st;					\
 	     __pt_once; __pt_once = NULL)				\
-		for (struct pt_iter *__pt_it __free(__pt_iter) =	\
-			pt_iter_start(it, &__pt_st, vma, start, end, flags); \
-		     pt_iter_next(__pt_it);)
+		__pt_iter_loop(it, &__pt_st, vma, start, end, flags)
 
 #endif /* _LINUX_PT_ITER_H */
