@@ -8,12 +8,13 @@
 #   make cross          cross-build the series: 9 architectures, 7 reduced configs (CROSS_ARCHS=)
 #   make series         export a git-am-able series with a cover letter to build/series/
 #   make run, make bench
+#   make trace          instructions per function of one walk (x86_64 bench kernel, gdb)
 #   make clean          remove build/out (kernel builds)
 #   make distclean      remove build/ entirely
 
 SHELL := /bin/bash
 
-.PHONY: help setup test check check-bisect cross series run bench clean distclean
+.PHONY: help setup test check check-bisect cross series run bench trace clean distclean
 
 help:
 	@sed -n 's/^#   make/make/p' Makefile
@@ -36,7 +37,7 @@ cross:
 series:
 	@bash harness/series.sh
 
-run bench:
+run bench trace:
 	@if [ -f harness/$@.sh ]; then \
 		exec bash harness/$@.sh; \
 	else \

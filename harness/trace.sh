@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# make trace: where the instructions of one walk go.  Boots the x86_64
+# kernel of "make bench" (build/out/bench-x86_64, built by "make bench")
+# under QEMU with its gdb stub and "-icount shift=0,sleep=off", stops at
+# TRACE_FUNC (default pt_bench_iter, the pt_iter side of the smaps-shaped
+# rows; walk_page_vma is the callback side) for a VMA of TRACE_LEN bytes,
+# single-steps that call to its return and prints the instructions executed
+# per function, then per instruction of TRACE_ANNOTATE (if set).
+#
+#   make trace TRACE_LEN=0x1000000                       # hugetlb2M-16M
+#   make trace TRACE_LEN=0x4000000 TRACE_AFTER="bench mthp64K-64M"   # thp
+#   make trace TRACE_FUNC=walk_page_vma TRACE_LEN=0x1000000
+#
+# Stepping runs at about a thousand instructions a second: trace walks of
+# THP or hugetlb (thousands of instructions), not of 64M of small pages.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+FUNC=${TRACE_FUNC:-pt_bench_iter}
+LEN=${TRACE_LEN:-0x1000000}
+KDIR=$OUT/bench-x86_64
+[[ -f $KDIR/vmlinux && -f $KDIR/arch/x86/boot/bzImage ]] ||
+	die "no $KDIR: run 'make bench ARCHS=x86_64' first"
+install_packages gdb
+WORK=$(mktemp -d)
+trap 'kill "$QEMU_PID" 2>/dev/null || true; rm -rf "$WORK"' EXIT
+PORT=$((20000 + RANDOM % 10000))
+
+# The command line of "make bench", without KASLR (gdb needs the addresses
+# of vmlinux).
+qemu-system-x86_64 -nodefaults -kernel "$KDIR/arch/x86/boot/bzImage" \
+	-append "nokaslr $(kunit_kernel_args x86_64) kunit.filter_glob=pt_iter_bench kunit.enable=1 console=ttyS0 kunit_shutdown=poweroff" \
+	-no-reboot -nographic -serial "file:$WORK/serial.log" -bios qboot.rom \
+	-cpu max -smp 2 -m 3G -icount shift=0,sleep=off \
+	-gdb "tcp::$PORT" >/dev/null 2>&1 &
+QEMU_PID=$!
+sleep 1
+
+TRACE_FUNC=$FUNC TRACE_LEN=$LEN TRACE_AFTER=${TRACE_AFTER:-} \
+TRACE_MAX=${TRACE_MAX:-40000} TRACE_OUT=$WORK/pcs TRACE_SERIAL=$WORK/serial.log \
+TRACE_PORT=$PORT timeout 1800 gdb -nx -batch -ex "source $REPO/harness/trace.py" \
+	"$KDIR/vmlinux" 2>&1 | grep '^trace.py:' || true
+[[ -s $WORK/pcs ]] || die "nothing traced (see the arguments above)"
+
+nm "$KDIR/vmlinux" >"$WORK/nm"
+python3 - "$WORK/nm" "$WORK/pcs" "$KDIR/vmlinux" "${TRACE_ANNOTATE:-}" <<'PY'
+import bisect, collections, subprocess, sys
+syms = sorted((int(a, 16), n) for a, t, n in
+              (l.split()[:3] for l in open(sys.argv[1]) if len(l.split()) >= 3)
+              if t in 'tTwW')
+addrs = [a for a, _ in syms]
+pcs = [int(x, 16) for x in open(sys.argv[2]).read().split()]
+per_fn = collections.Counter(syms[bisect.bisect_right(addrs, p) - 1][1] for p in pcs)
+print('%d instructions' % len(pcs))
+for name, n in per_fn.most_common():
+    print('%8d  %s' % (n, name))
+if sys.argv[4]:
+    per_pc = collections.Counter(pcs)
+    dis = subprocess.run(['objdump', '-d', '--no-show-raw-insn', sys.argv[3],
+                          '--disassemble=' + sys.argv[4]],
+                         capture_output=True, text=True).stdout
+    print('\n%s, per instruction:' % sys.argv[4])
+    for line in dis.splitlines():
+        head = line.split(':')[0].strip()
+        if line.startswith('ffff') and ' ' not in head:
+            n = per_pc[int(head, 16)]
+            if n:
+                print('%6d %s' % (n, line.split(':', 1)[1]))
+PY
