@@ -508,7 +508,8 @@ static __always_inline bool pt_iter_has(const struct pt_iter *it,
  * @it: the iterator, positioned on an entry.
  *
  * Return: the pfn at @it->addr for present entries and for swap-format
- * entries that carry one (migration, device, hwpoison); 0 otherwise.
+ * entries that carry one (migration, device, hwpoison); 0 otherwise, and
+ * once the walk has ended.
  */
 static inline unsigned long pt_iter_pfn(const struct pt_iter *it)
 {
@@ -518,7 +519,11 @@ static inline unsigned long pt_iter_pfn(const struct pt_iter *it)
 	if (it->_attrs & __PT_ATTR_RAW_PMD)
 		return pmd_pfn(it->pmd) + ((it->addr & ~PMD_MASK) >> PAGE_SHIFT);
 #endif
-	return it->_pfn;
+	/*
+	 * Read from the walk, where the slow path left it: one value less
+	 * for the caller's loop to carry from entry to entry.
+	 */
+	return it->_st ? it->_st->cur._pfn : 0;
 }
 
 /**
@@ -528,13 +533,15 @@ static inline unsigned long pt_iter_pfn(const struct pt_iter *it)
  * Return: the swap entry of %PT_ITER_SWAP, %PT_ITER_MIGRATION,
  * %PT_ITER_DEVICE, %PT_ITER_HWPOISON and %PT_ITER_MARKER entries (for a
  * leaf larger than a page, as the leaf stores it: the pfn it carries is
- * that of the leaf's first page); a zero entry for the other types.
+ * that of the leaf's first page); a zero entry for the other types and
+ * once the walk has ended.
  */
 static inline swp_entry_t pt_iter_swp(const struct pt_iter *it)
 {
-	if (it->type < PT_ITER_SWAP)
+	if (it->type < PT_ITER_SWAP || !it->_st)
 		return (swp_entry_t) { 0 };
-	return it->_swp;
+	/* Only the slow path finds these: read it from the walk. */
+	return it->_st->cur._swp;
 }
 
 /**

@@ -971,7 +971,8 @@ static int pt_bench_pagemap_entry(struct pt_bench_pagemapread *pm,
 		break;
 	}
 	if (page) {
-		folio = page_folio(page);
+		/* The entry's folio, but for a PMD pfn leaf's page. */
+		folio = it->folio ?: page_folio(page);
 		if (!folio_test_anon(folio))
 			flags |= PM_FILE;
 	}
