@@ -357,20 +357,24 @@ static __always_inline bool pt_iter_next(struct pt_iter *it)
 
 	if (unlikely(addr >= it->_fast_end))
 		goto slow;
-	for (;;) {
-		pte = ptep_get(ptep);
-		if (likely(!pte_none(pte)))
-			break;
-		/* Holes are reported by the slow path. */
-		if (it->_flags & PT_ITER_HOLES)
-			goto slow;
-		addr += PAGE_SIZE;
-		ptep++;
-		if (addr >= it->_fast_end)
+	pte = ptep_get(ptep);
+	if (unlikely(!pte_present(pte))) {
+		/* Empty PTEs are skipped here; holes are for the slow path. */
+		while (pte_none(pte)) {
+			if (it->_flags & PT_ITER_HOLES)
+				goto slow;
+			addr += PAGE_SIZE;
+			ptep++;
+			if (addr >= it->_fast_end)
+				goto slow;
+			pte = ptep_get(ptep);
+		}
+		/* So are swap-format entries. */
+		if (!pte_present(pte))
 			goto slow;
 	}
-	/* So are swap-format entries and contpte blocks. */
-	if (unlikely(!pte_present(pte) || pte_leaf_size(pte) != PAGE_SIZE))
+	/* And contpte blocks. */
+	if (unlikely(pte_leaf_size(pte) != PAGE_SIZE))
 		goto slow;
 	/*
 	 * vm_normal_page(), for what it finds quickly: a PTE that is not
