@@ -327,6 +327,39 @@ static __always_inline bool __pt_iter_slow(struct pt_iter *it,
 	return true;
 }
 
+/*
+ * The inline step with %PT_ITER_HOLES, at the empty PTE @ptep of @addr: the
+ * empty PTEs from there on are a hole of the locked table if a PTE that is
+ * not empty ends it within the table; a hole that reaches the end of the
+ * table may go on in the next one, and is for the slow path to find.
+ */
+static __always_inline bool __pt_iter_hole(struct pt_iter *it,
+					   unsigned long addr, pte_t *ptep)
+{
+	unsigned long end = addr;
+	pte_t *endp = ptep;
+
+	do {
+		end += PAGE_SIZE;
+		endp++;
+		if (end >= it->_fast_end)
+			return __pt_iter_slow(it, addr);
+	} while (pte_none(ptep_get(endp)));
+
+	/* As the slow path reports a hole of the locked table. */
+	it->addr = addr;
+	it->end = end;
+	it->_next = end;
+	it->_nextp = endp;
+	it->type = PT_ITER_NONE;
+	it->folio = NULL;
+	it->page = NULL;
+	it->pte = __pte(0);
+	it->ptep = ptep;
+	it->_attrs = 0;
+	return true;
+}
+
 /**
  * pt_iter_next - advance to the next entry
  * @it: the iterator, set up by pt_iter_start().
@@ -335,9 +368,10 @@ static __always_inline bool __pt_iter_slow(struct pt_iter *it,
  * page-table locks as needed.  A present PTE of the PTE table that is
  * already mapped and locked, mapping a normal page that is not part of a
  * contpte block, is decoded here, inline, as are the empty PTEs before it
- * when the walk does not report holes; everything else (holes, swap
- * entries, special PTEs, a new table, a leaf at a higher level, hugetlb)
- * takes the slow path.
+ * when the walk does not report holes, and a hole that ends within that
+ * table when it does; everything else (other holes, swap entries, special
+ * PTEs, a new table, a leaf at a higher level, hugetlb) takes the slow
+ * path.
  * The inline step only runs after an entry of the same PTE table, so @level
  * and @ptl stay what they are.
  *
@@ -359,17 +393,17 @@ static __always_inline bool pt_iter_next(struct pt_iter *it)
 		goto slow;
 	pte = ptep_get(ptep);
 	if (unlikely(!pte_present(pte))) {
-		/* Empty PTEs are skipped here; holes are for the slow path. */
+		if ((it->_flags & PT_ITER_HOLES) && pte_none(pte))
+			return __pt_iter_hole(it, addr, ptep);
+		/* Empty PTEs are skipped here. */
 		while (pte_none(pte)) {
-			if (it->_flags & PT_ITER_HOLES)
-				goto slow;
 			addr += PAGE_SIZE;
 			ptep++;
 			if (addr >= it->_fast_end)
 				goto slow;
 			pte = ptep_get(ptep);
 		}
-		/* So are swap-format entries. */
+		/* Swap-format entries are for the slow path. */
 		if (!pte_present(pte))
 			goto slow;
 	}
@@ -527,7 +561,9 @@ static inline unsigned long pt_iter_pfn(const struct pt_iter *it)
 	 * Read from the walk, where the slow path left it: one value less
 	 * for the caller's loop to carry from entry to entry.
 	 */
-	return it->_st ? it->_st->cur._pfn : 0;
+	if (it->type == PT_ITER_NONE || !it->_st)
+		return 0;
+	return it->_st->cur._pfn;
 }
 
 /**
