@@ -328,6 +328,29 @@ static __always_inline bool __pt_iter_slow(struct pt_iter *it,
 }
 
 /*
+ * An entry of the inline step: @size bytes of the locked PTE table from
+ * @addr, whose first PTE is @ptep.  The level and the lock stay those of
+ * the entry before.
+ */
+static __always_inline void
+__pt_iter_set_pte(struct pt_iter *it, enum pt_iter_type type,
+		  unsigned long addr, pte_t *ptep, unsigned long size,
+		  struct folio *folio, struct page *page, pte_t pte,
+		  unsigned int attrs)
+{
+	it->addr = addr;
+	it->end = addr + size;
+	it->_next = it->end;
+	it->_nextp = ptep + (size >> PAGE_SHIFT);
+	it->type = type;
+	it->folio = folio;
+	it->page = page;
+	it->pte = pte;
+	it->ptep = ptep;
+	it->_attrs = attrs;
+}
+
+/*
  * The inline step with %PT_ITER_HOLES, at the empty PTE @ptep of @addr: the
  * empty PTEs from there on are a hole of the locked table if a PTE that is
  * not empty ends it within the table; a hole that reaches the end of the
@@ -347,16 +370,8 @@ static __always_inline bool __pt_iter_hole(struct pt_iter *it,
 	} while (pte_none(ptep_get(endp)));
 
 	/* As the slow path reports a hole of the locked table. */
-	it->addr = addr;
-	it->end = end;
-	it->_next = end;
-	it->_nextp = endp;
-	it->type = PT_ITER_NONE;
-	it->folio = NULL;
-	it->page = NULL;
-	it->pte = __pte(0);
-	it->ptep = ptep;
-	it->_attrs = 0;
+	__pt_iter_set_pte(it, PT_ITER_NONE, addr, ptep, end - addr, NULL, NULL,
+			  __pte(0), 0);
 	return true;
 }
 
@@ -433,16 +448,9 @@ static __always_inline bool pt_iter_next(struct pt_iter *it)
 	if ((it->_flags & PT_ITER_BATCH) && folio_test_large(folio))
 		nr = __pt_iter_pte_batch(it->_st, folio, page, ptep, pte, addr);
 
-	it->addr = addr;
-	it->end = addr + ((unsigned long)nr << PAGE_SHIFT);
-	it->_next = it->end;
-	it->_nextp = ptep + nr;
-	it->type = PT_ITER_FOLIO;
-	it->folio = folio;
-	it->page = page;
-	it->pte = pte;
-	it->ptep = ptep;
-	it->_attrs = __PT_ATTR_RAW_PTE;
+	__pt_iter_set_pte(it, PT_ITER_FOLIO, addr, ptep,
+			  (unsigned long)nr << PAGE_SHIFT, folio, page, pte,
+			  __PT_ATTR_RAW_PTE);
 	return true;
 slow:
 	return __pt_iter_slow(it, addr);
