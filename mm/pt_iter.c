@@ -623,9 +623,10 @@ skip:
 /*
  * The next present hugetlb page of the same PMD table, at @ptep, after one
  * whose lock @ptl is still held: hugetlb entries of one size in one table
- * share their lock (huge_pte_lockptr()), and walk_hugetlb_range() does not
- * reschedule between present pages either, so the lock is kept, as a PTE
- * table's is.  Returns false with the lock dropped if it is not one the
+ * share their lock (huge_pte_lockptr() is pmd_lockptr() of the table), and
+ * the table stays while the hugetlb VMA lock is held, so the lock is kept,
+ * as a PTE table's is (walk_hugetlb_range() does not reschedule between
+ * present pages either).  Returns false with the lock dropped if it is not one the
  * caller wants: the general path then looks.
  */
 static bool pt_iter_hugetlb_after(struct pt_iter_state *s, pte_t *ptep,

@@ -554,8 +554,7 @@ static __always_inline bool pt_iter_has(const struct pt_iter *it,
  * @it: the iterator, positioned on an entry.
  *
  * Return: the pfn at @it->addr for present entries and for swap-format
- * entries that carry one (migration, device, hwpoison); 0 otherwise, and
- * once the walk has ended.
+ * entries that carry one (migration, device, hwpoison); 0 otherwise.
  */
 static inline unsigned long pt_iter_pfn(const struct pt_iter *it)
 {
@@ -565,13 +564,10 @@ static inline unsigned long pt_iter_pfn(const struct pt_iter *it)
 	if (it->_attrs & __PT_ATTR_RAW_PMD)
 		return pmd_pfn(it->pmd) + ((it->addr & ~PMD_MASK) >> PAGE_SHIFT);
 #endif
-	/*
-	 * Read from the walk, where the slow path left it: one value less
-	 * for the caller's loop to carry from entry to entry.
-	 */
-	if (it->type == PT_ITER_NONE || !it->_st)
+	/* An inline hole keeps the _pfn of the slow path's last entry. */
+	if (it->type == PT_ITER_NONE)
 		return 0;
-	return it->_st->cur._pfn;
+	return it->_pfn;
 }
 
 /**
@@ -581,15 +577,13 @@ static inline unsigned long pt_iter_pfn(const struct pt_iter *it)
  * Return: the swap entry of %PT_ITER_SWAP, %PT_ITER_MIGRATION,
  * %PT_ITER_DEVICE, %PT_ITER_HWPOISON and %PT_ITER_MARKER entries (for a
  * leaf larger than a page, as the leaf stores it: the pfn it carries is
- * that of the leaf's first page); a zero entry for the other types and
- * once the walk has ended.
+ * that of the leaf's first page); a zero entry for the other types.
  */
 static inline swp_entry_t pt_iter_swp(const struct pt_iter *it)
 {
-	if (it->type < PT_ITER_SWAP || !it->_st)
+	if (it->type < PT_ITER_SWAP)
 		return (swp_entry_t) { 0 };
-	/* Only the slow path finds these: read it from the walk. */
-	return it->_st->cur._swp;
+	return it->_swp;
 }
 
 /**
@@ -617,6 +611,9 @@ static inline unsigned long pt_iter_size(const struct pt_iter *it)
 /**
  * pt_iter_holds_locks - whether the iterator holds a lock
  * @it: the iterator.
+ *
+ * Only for the iterator of a walk that is on, or has ended (not for a copy
+ * of it kept beyond its loop: the walk's state is gone then).
  *
  * Return: true while a page-table lock, a mapped PTE table or the hugetlb
  * VMA lock is held by the walk.

@@ -1375,6 +1375,31 @@ static void pt_test_install(struct kunit *test, struct vm_area_struct *vma,
 }
 
 /*
+ * A copy of an entry that came from the slow path (a migration entry) kept
+ * beyond its step and its loop: its accessors read the copy, not the walk,
+ * which has moved on and whose state is gone.
+ */
+static void pt_test_copy_entry(struct kunit *test, struct vm_area_struct *vma,
+			       unsigned long a, unsigned long at,
+			       swp_entry_t swp, unsigned long pfn)
+{
+	struct pt_iter it, copy = {};
+
+	for_each_pt_entry(&it, vma, a, a + P(16), PT_ITER_HOLES) {
+		if (it.addr == at)
+			copy = it;
+	}
+	KUNIT_ASSERT_EQ(test, copy.addr, at);
+	KUNIT_EXPECT_EQ(test, copy.type, PT_ITER_MIGRATION);
+	KUNIT_EXPECT_EQ(test, pt_iter_swp(&copy).val, swp.val);
+	KUNIT_EXPECT_EQ(test, pt_iter_pfn(&copy), pfn);
+	/* The last entry, a hole, read after the loop. */
+	KUNIT_EXPECT_EQ(test, it.type, PT_ITER_NONE);
+	KUNIT_EXPECT_EQ(test, pt_iter_pfn(&it), 0UL);
+	KUNIT_EXPECT_EQ(test, pt_iter_swp(&it).val, 0UL);
+}
+
+/*
  * 8. Swap-format PTEs installed under the PTL: swap, migration, hwpoison,
  * pte markers, device-exclusive.  Each is one entry of one page with its
  * lock held, never batched.  The original PTEs are put back before the mm
@@ -1436,6 +1461,8 @@ static void pt_iter_test_swap_ptes(struct kunit *test)
 	w_present = pt_walk_alloc(test);
 	pt_walk_locked(w_present, vma, a, a + P(16),
 		       PT_ITER_WANT_PRESENT | PT_ITER_BATCH);
+
+	pt_test_copy_entry(test, vma, a, a + P(2), swp[2], folio_pfn(folio[2]));
 
 	for (i = 0; i < 16; i++)
 		if (swp[i].val)
