@@ -3911,6 +3911,35 @@ static void pt_ref_hugetlb(struct kunit *test, unsigned int shift)
 }
 #endif
 
+#ifdef CONFIG_HUGETLB_PAGE
+/*
+ * Present hugetlb pages of PMD level on both sides of a PUD boundary: the
+ * step from one page to the next of the same PMD table must not run off
+ * the end of the table.
+ */
+static void pt_ref_hugetlb_pud_edge(struct kunit *test, unsigned int shift)
+{
+	const u64 b64 = (1ULL << 46) + PUD_SIZE;	/* 64T + a PUD */
+	unsigned long sz = 1UL << shift, b = (unsigned long)b64, a, i;
+	struct pt_ref *ref;
+
+	if (sz < PMD_SIZE || sz >= PUD_SIZE)
+		kunit_skip(test, "%luK hugetlb pages are not PMD leaves",
+			   sz >> 10);
+	if (b64 + 2 * sz > TASK_SIZE)
+		kunit_skip(test, "no user address at %#llx", b64);
+	a = pt_test_hugetlb_map(test, shift, 4, 4, b - 2 * sz,
+				MAP_FIXED_NOREPLACE);
+	KUNIT_ASSERT_EQ(test, a, b - 2 * sz);
+	for (i = 0; i < 4; i++)
+		pt_test_read(test, a + i * sz);
+	ref = pt_ref_check(test, a, a + 4 * sz);
+	KUNIT_EXPECT_EQ(test, pt_ref_count(ref, PT_ITER_FOLIO, -1),
+			4 * (sz >> PAGE_SHIFT));
+	pt_ref_check(test, a + P(1), b + sz + P(1));
+}
+#endif
+
 /*
  * A walk across a 512G boundary (a PGD entry with 4-level page tables, a
  * P4D entry with 5 levels): first with nothing mapped above it, so that
@@ -3957,6 +3986,7 @@ static const struct pt_ref_layout pt_ref_layouts[] = {
 	{ "hugetlb-64K", pt_ref_hugetlb, 16 },
 	{ "hugetlb-2M", pt_ref_hugetlb, 21 },
 	{ "hugetlb-32M", pt_ref_hugetlb, 25 },
+	{ "hugetlb-2M-pud-edge", pt_ref_hugetlb_pud_edge, 21 },
 #endif
 	{ "512G", pt_ref_512g },
 };
