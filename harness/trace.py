@@ -5,7 +5,10 @@
 # FUNC takes the VMA in its first argument (%rdi); only calls for a VMA of
 # LEN bytes are traced, and only once the serial log holds AFTER (the line
 # "bench KIND" of the case before the one wanted).  A call that runs longer
-# than MAX instructions is given up (it is some other case).
+# than MAX instructions is given up (it is some other case), unless PARTIAL
+# is set: then its first MAX instructions are the trace.  LEN 0 traces the
+# first call after AFTER whatever its arguments (FUNC need not take a VMA);
+# SKIP skips that many of the calls that match.
 import os
 import gdb
 
@@ -13,6 +16,8 @@ FN = os.environ['TRACE_FUNC']
 LEN = int(os.environ['TRACE_LEN'], 0)
 AFTER = os.environ.get('TRACE_AFTER', '')
 MAX = int(os.environ.get('TRACE_MAX', '40000'))
+SKIP = int(os.environ.get('TRACE_SKIP', '0'))
+PARTIAL = os.environ.get('TRACE_PARTIAL', '') not in ('', '0')
 OUT = os.environ['TRACE_OUT']
 SERIAL = os.environ['TRACE_SERIAL']
 MASK = (1 << 64) - 1
@@ -32,11 +37,14 @@ gdb.execute('hbreak *0x%x' % reg('&' + FN))
 while True:
     gdb.execute('continue')
     vma = reg('$rdi')
-    if rd(vma + 8) - rd(vma) != LEN:
+    if LEN and rd(vma + 8) - rd(vma) != LEN:
         continue
     with open(SERIAL, errors='replace') as f:
         if AFTER and AFTER not in f.read():
             continue
+    if SKIP:
+        SKIP -= 1
+        continue
     ret = rd(reg('$rsp'))
     pcs = []
     while len(pcs) < MAX:
@@ -45,7 +53,7 @@ while True:
             break
         pcs.append(pc)
         gdb.execute('stepi', to_string=True)
-    if len(pcs) >= MAX:
+    if len(pcs) >= MAX and not PARTIAL:
         print('trace.py: longer than %d instructions, skipped' % MAX)
         continue
     with open(OUT, 'w') as f:

@@ -11,6 +11,14 @@
 #   make trace TRACE_LEN=0x4000000 TRACE_AFTER="bench mthp64K-64M"   # thp
 #   make trace TRACE_FUNC=walk_page_vma TRACE_LEN=0x1000000
 #
+# TRACE_LEN=0 takes the first call after TRACE_AFTER whatever its first
+# argument, TRACE_SKIP=N skips the first N calls that match, and
+# TRACE_PARTIAL=1 keeps the first TRACE_MAX instructions of a longer call
+# (a sample of a walk of small pages):
+#
+#   make trace TRACE_FUNC=pt_bench_pagemap_walk TRACE_LEN=0 TRACE_PARTIAL=1 \
+#	TRACE_MAX=20000 TRACE_SKIP=1 TRACE_AFTER="bench vmas-2000x1-4p"
+#
 # Stepping runs at about a thousand instructions a second: trace walks of
 # THP or hugetlb (thousands of instructions), not of 64M of small pages.
 set -euo pipefail
@@ -38,7 +46,7 @@ QEMU_PID=$!
 sleep 1
 
 TRACE_FUNC=$FUNC TRACE_LEN=$LEN TRACE_AFTER=${TRACE_AFTER:-} \
-TRACE_MAX=${TRACE_MAX:-40000} TRACE_OUT=$WORK/pcs TRACE_SERIAL=$WORK/serial.log \
+TRACE_MAX=${TRACE_MAX:-40000} TRACE_PARTIAL=${TRACE_PARTIAL:-} TRACE_SKIP=${TRACE_SKIP:-0} TRACE_OUT=$WORK/pcs TRACE_SERIAL=$WORK/serial.log \
 TRACE_PORT=$PORT timeout 1800 gdb -nx -batch -ex "source $REPO/harness/trace.py" \
 	"$KDIR/vmlinux" 2>&1 | grep '^trace.py:' || true
 [[ -s $WORK/pcs ]] || die "nothing traced (see the arguments above)"
