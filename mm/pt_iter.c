@@ -334,6 +334,7 @@ static bool pt_iter_present_pte(struct pt_iter_state *s, pte_t *ptep, pte_t pte)
 			    addr + PAGE_SIZE);
 	}
 	s->cur._attrs = __PT_ATTR_RAW_PTE;
+	s->cur._pfn = pte_pfn(pte);
 	if (pt_iter_pte_cont(pte)) {
 		/* The block extends beyond the walk: the entry is clipped. */
 		size = pte_leaf_size(pte);
@@ -721,6 +722,25 @@ skip:
 
 #ifdef CONFIG_PGTABLE_HAS_HUGE_LEAVES
 /*
+ * vm_normal_page_pmd() of the present PMD leaf @pmd of pfn @pfn at @addr,
+ * with its usual answer inline: a THP of a VMA that is not a pfn mapping.
+ * The rest (pfn maps, devmap, the huge zero page) is for the real thing.
+ */
+static __always_inline struct page *
+pt_iter_pmd_page(struct vm_area_struct *vma, unsigned long addr, pmd_t pmd,
+		 unsigned long pfn)
+{
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+	if (likely(!pmd_special(pmd) && !pmd_devmap(pmd) &&
+		   !(vma->vm_flags & (VM_PFNMAP | VM_MIXEDMAP)) &&
+		   pfn <= highest_memmap_pfn &&
+		   pfn != READ_ONCE(huge_zero_pfn)))
+		return pfn_to_page(pfn);
+#endif
+	return vm_normal_page_pmd(vma, addr, pmd);
+}
+
+/*
  * Describe the PMD leaf @pmd found at s->cur._next; false if the caller does
  * not want it.  A non-present PMD is a swap-format entry where the
  * architecture has THP migration; elsewhere it is a PROT_NONE leaf (32-bit
@@ -737,7 +757,9 @@ static __always_inline bool pt_iter_set_pmd(struct pt_iter_state *s,
 	swp_entry_t swp;
 
 	if (pmd_present(pmd) || !thp_migration_supported()) {
-		page = vm_normal_page_pmd(s->vma, start, pmd);
+		unsigned long pfn = pmd_pfn(pmd);
+
+		page = pt_iter_pmd_page(s->vma, start, pmd, pfn);
 		if (!pt_iter_wants(s, page ? PT_ITER_FOLIO : PT_ITER_PFN))
 			return false;
 		pt_iter_set_leaf(s, PT_ITER_PMD, start, PMD_SIZE);
@@ -748,7 +770,8 @@ static __always_inline bool pt_iter_set_pmd(struct pt_iter_state *s,
 		} else {
 			s->cur.type = PT_ITER_PFN;
 		}
-		/* Attributes and pfn are decoded from s->cur.pmd when asked. */
+		s->cur._pfn = pfn + idx;
+		/* Attributes are decoded from s->cur.pmd when asked. */
 		s->cur._attrs |= __PT_ATTR_RAW_PMD;
 		return true;
 	}

@@ -173,7 +173,7 @@ struct pt_iter {
 	unsigned long _next;		/* where the next step starts */
 	unsigned long _fast_end;	/* the inline step runs below this */
 	pte_t *_nextp;			/* the PTE at _next, below _fast_end */
-	unsigned long _pfn;		/* unless __PT_ATTR_RAW_* */
+	unsigned long _pfn;		/* for pt_iter_pfn() */
 	swp_entry_t _swp;
 	struct pt_iter_state *_st;	/* the walk; NULL once it has ended */
 };
@@ -336,7 +336,7 @@ static __always_inline void
 __pt_iter_set_pte(struct pt_iter *it, enum pt_iter_type type,
 		  unsigned long addr, pte_t *ptep, unsigned long size,
 		  struct folio *folio, struct page *page, pte_t pte,
-		  unsigned int attrs)
+		  unsigned long pfn, unsigned int attrs)
 {
 	it->addr = addr;
 	it->end = addr + size;
@@ -347,6 +347,7 @@ __pt_iter_set_pte(struct pt_iter *it, enum pt_iter_type type,
 	it->page = page;
 	it->pte = pte;
 	it->ptep = ptep;
+	it->_pfn = pfn;
 	it->_attrs = attrs;
 }
 
@@ -371,7 +372,7 @@ static __always_inline bool __pt_iter_hole(struct pt_iter *it,
 
 	/* As the slow path reports a hole of the locked table. */
 	__pt_iter_set_pte(it, PT_ITER_NONE, addr, ptep, end - addr, NULL, NULL,
-			  __pte(0), 0);
+			  __pte(0), 0, 0);
 	return true;
 }
 
@@ -442,6 +443,7 @@ static __always_inline bool pt_iter_next(struct pt_iter *it)
 		page = vm_normal_page(it->_st->vma, addr, pte);
 		if (unlikely(!page))
 			goto slow;
+		pfn = pte_pfn(pte);
 	}
 	folio = page_folio(page);
 	nr = 1;
@@ -450,7 +452,7 @@ static __always_inline bool pt_iter_next(struct pt_iter *it)
 
 	__pt_iter_set_pte(it, PT_ITER_FOLIO, addr, ptep,
 			  (unsigned long)nr << PAGE_SHIFT, folio, page, pte,
-			  __PT_ATTR_RAW_PTE);
+			  pfn, __PT_ATTR_RAW_PTE);
 	return true;
 slow:
 	return __pt_iter_slow(it, addr);
@@ -558,15 +560,6 @@ static __always_inline bool pt_iter_has(const struct pt_iter *it,
  */
 static inline unsigned long pt_iter_pfn(const struct pt_iter *it)
 {
-	if (it->_attrs & __PT_ATTR_RAW_PTE)
-		return pte_pfn(it->pte);
-#ifdef CONFIG_PGTABLE_HAS_HUGE_LEAVES
-	if (it->_attrs & __PT_ATTR_RAW_PMD)
-		return pmd_pfn(it->pmd) + ((it->addr & ~PMD_MASK) >> PAGE_SHIFT);
-#endif
-	/* An inline hole keeps the _pfn of the slow path's last entry. */
-	if (it->type == PT_ITER_NONE)
-		return 0;
 	return it->_pfn;
 }
 
