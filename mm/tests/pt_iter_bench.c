@@ -896,13 +896,17 @@ static int pt_bench_pagemap_fill(struct pt_bench_pagemapread *pm,
 	return 0;
 }
 
-/* The pagemap entries of the pages of one pt_iter entry. */
+/*
+ * The pagemap entries of the pages of one pt_iter entry.  @flags is
+ * PM_SOFT_DIRTY for a VM_SOFTDIRTY VMA, @show_pfn is pm->show_pfn: both
+ * read once per VMA.
+ */
 static int pt_bench_pagemap_entry(struct pt_bench_pagemapread *pm,
-				  struct vm_area_struct *vma,
-				  const struct pt_iter *it)
+				  const struct pt_iter *it, u64 flags,
+				  bool show_pfn)
 {
 	unsigned long i, nr = pt_iter_nr_pages(it);
-	u64 flags = 0, frame = 0, step = 0;
+	u64 frame = 0, step = 0;
 	struct folio *folio = NULL;
 	struct page *page = NULL;
 	struct pt_bench_pme pme;
@@ -910,8 +914,36 @@ static int pt_bench_pagemap_entry(struct pt_bench_pagemapread *pm,
 	swp_entry_t swp;
 	int err;
 
-	if (vma->vm_flags & VM_SOFTDIRTY)
-		flags |= PM_SOFT_DIRTY;
+	/*
+	 * The pages of a folio mapped by PTEs or by a THP PMD: the flags are
+	 * those of the entry, only the mapcount is per page.
+	 */
+	if (likely(it->type == PT_ITER_FOLIO) &&
+	    !pt_iter_has(it, PT_ATTR_HUGETLB)) {
+		folio = it->folio;
+		page = it->page;
+		flags |= PM_PRESENT;
+		if (pt_iter_has(it, PT_ATTR_SOFT_DIRTY))
+			flags |= PM_SOFT_DIRTY;
+		if (pt_iter_has(it, PT_ATTR_UFFD_WP))
+			flags |= PM_UFFD_WP;
+		if (!folio_test_anon(folio))
+			flags |= PM_FILE;
+		if (show_pfn) {
+			frame = pt_iter_pfn(it);
+			step = 1;
+		}
+		for (i = 0; i < nr; i++) {
+			pme = pt_bench_make_pme(frame + i * step, flags);
+			if (pt_bench_precise_page_mapcount(folio,
+							   nth_page(page, i)) == 1)
+				pme.pme |= PM_MMAP_EXCLUSIVE;
+			err = pt_bench_add_to_pagemap(&pme, pm);
+			if (err)
+				return err;
+		}
+		return 0;
+	}
 
 	switch (it->type) {
 	case PT_ITER_NONE:
@@ -919,7 +951,7 @@ static int pt_bench_pagemap_entry(struct pt_bench_pagemapread *pm,
 	case PT_ITER_FOLIO:
 	case PT_ITER_PFN:
 		flags |= PM_PRESENT;
-		if (pm->show_pfn) {
+		if (show_pfn) {
 			frame = pt_iter_pfn(it);
 			step = 1;
 		}
@@ -954,7 +986,7 @@ static int pt_bench_pagemap_entry(struct pt_bench_pagemapread *pm,
 		if (pt_iter_has(it, PT_ATTR_UFFD_WP))
 			flags |= PM_UFFD_WP;
 		swp = pt_iter_swp(it);
-		if (pm->show_pfn) {
+		if (show_pfn) {
 			if (is_pfn_swap_entry(swp))
 				offset = swp_offset_pfn(swp);
 			else
@@ -1022,9 +1054,14 @@ static int pt_bench_pagemap_walk(struct mm_struct *mm, unsigned long start,
 						    vma->vm_flags & VM_SOFTDIRTY ?
 						    PM_SOFT_DIRTY : 0);
 		} else {
+			u64 flags = vma->vm_flags & VM_SOFTDIRTY ?
+				    PM_SOFT_DIRTY : 0;
+			bool show_pfn = pm->show_pfn;
+
 			for_each_pt_entry(&it, vma, addr, vend,
 					  PT_BENCH_PAGEMAP_FLAGS) {
-				err = pt_bench_pagemap_entry(pm, vma, &it);
+				err = pt_bench_pagemap_entry(pm, &it, flags,
+							     show_pfn);
 				if (err)
 					break;
 			}
@@ -1701,6 +1738,21 @@ static unsigned long pt_bench_scan_category(const struct pt_bench_scan_private *
 {
 	bool hugetlb = pt_iter_has(it, PT_ATTR_HUGETLB);
 	unsigned long categories = 0;
+
+	/* Pages of a folio mapped by PTEs or by a THP PMD: the usual entry. */
+	if (likely(it->type == PT_ITER_FOLIO) && !hugetlb) {
+		categories = PAGE_IS_PRESENT;
+		if (it->level != PT_ITER_PTE)
+			categories |= PAGE_IS_HUGE;
+		if (!pt_iter_has(it, PT_ATTR_UFFD_WP))
+			categories |= PAGE_IS_WRITTEN;
+		if ((p->masks_of_interest & PAGE_IS_FILE) &&
+		    !folio_test_anon(it->folio))
+			categories |= PAGE_IS_FILE;
+		if (pt_iter_has(it, PT_ATTR_SOFT_DIRTY))
+			categories |= PAGE_IS_SOFT_DIRTY;
+		return categories;
+	}
 
 	if (hugetlb || it->level != PT_ITER_PTE)
 		categories |= PAGE_IS_HUGE;
