@@ -514,25 +514,22 @@ static bool pt_iter_hugetlb_present(struct pt_iter_state *s,
 				    pte_t pte)
 {
 	unsigned long size = s->hsize;
-	unsigned long idx = (s->cur._next - start) >> PAGE_SHIFT;
+	unsigned long pfn = pte_pfn(pte) + ((s->cur._next - start) >> PAGE_SHIFT);
 
 	if (!pt_iter_wants(s, PT_ITER_FOLIO))
 		return false;
 	pt_iter_set_leaf(s, pt_iter_size_level(size), start, size);
 	s->cur.type = PT_ITER_FOLIO;
-	s->cur._pfn = pte_pfn(pte) + idx;
-	s->cur.page = nth_page(pte_page(pte), idx);
+	s->cur._pfn = pfn;
+	s->cur.page = pfn_to_page(pfn);
 	s->cur.folio = page_folio(s->cur.page);
-	if (huge_pte_write(pte))
-		s->cur._attrs |= PT_ATTR_WRITE;
-	if (pte_young(pte))
-		s->cur._attrs |= PT_ATTR_YOUNG;
-	if (huge_pte_dirty(pte))
-		s->cur._attrs |= PT_ATTR_DIRTY;
-	if (pte_soft_dirty(pte))
-		s->cur._attrs |= PT_ATTR_SOFT_DIRTY;
-	if (huge_pte_uffd_wp(pte))
-		s->cur._attrs |= PT_ATTR_UFFD_WP;
+	/*
+	 * Attributes are decoded from s->cur.pte when asked, as for a PTE:
+	 * huge_pte_write(), huge_pte_dirty() and huge_pte_uffd_wp() are the
+	 * PTE helpers on the value huge_ptep_get() returns (s390, with no
+	 * uffd-wp, has pte_uffd_wp() false too).
+	 */
+	s->cur._attrs |= __PT_ATTR_RAW_PTE;
 	pt_iter_hugetlb_tail(s, ptep, pte);
 	return true;
 }
