@@ -293,6 +293,58 @@ unsigned int __pt_iter_pte_batch(struct pt_iter_state *s, struct folio *folio,
 	return min(nr, max_nr);
 }
 
+/**
+ * __pt_iter_pte_run - how many PTEs the run at @ptep holds (%PT_ITER_NO_PAGE)
+ * @s: the walk, with the PTE table of @ptep mapped and locked.
+ * @ptep: the first PTE of the run.
+ * @pte: its value, present and mapping a normal page.
+ * @addr: its address.
+ *
+ * Counts the PTEs from @ptep on that map normal pages with the same bits as
+ * @pte but their pfn (and those the walk's %PT_ITER_IGNORE_* flags name),
+ * within the PTE table and the walk: a special PTE (the zero page, a pfn
+ * mapping) differs from @pte in its special bit, a contpte block's PTEs in
+ * their contiguous bit.  The pages are not looked at: this is the batch of
+ * a walk that does not want them.  Called by pt_iter_next(); not for
+ * direct use.
+ *
+ * Return: the number of PTEs, at least 1.
+ */
+unsigned int __pt_iter_pte_run(struct pt_iter_state *s, pte_t *ptep, pte_t pte,
+			       unsigned long addr)
+{
+	unsigned int flags = s->cur._flags & PT_ITER_IGNORE_MASK;
+	unsigned long first = pte_pfn(pte), pfn;
+	unsigned int nr, hint, max_nr;
+	pte_t norm, expected, cur;
+
+	max_nr = (s->table_end - addr) >> PAGE_SHIFT;
+	norm = pt_iter_pte_norm(pte, flags);
+	nr = pte_batch_hint(ptep, pte);
+	/* Guess the next page; @pfn is that of @expected. */
+	pfn = first + nr;
+	expected = pte_advance_pfn(norm, nr);
+	while (nr < max_nr) {
+		cur = pt_iter_pte_norm(ptep_get(ptep + nr), flags);
+		if (!pte_same(cur, expected)) {
+			/* The first PTE with its pfn made that of @cur? */
+			pfn = pte_pfn(cur);
+			expected = pte_advance_pfn(norm, pfn - first);
+			if (!pte_same(cur, expected))
+				break;
+		}
+		if (IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) ?
+		    pfn > highest_memmap_pfn :
+		    !vm_normal_page(s->vma, addr + nr * PAGE_SIZE, cur))
+			break;
+		hint = pte_batch_hint(ptep + nr, cur);
+		nr += hint;
+		pfn += hint;
+		expected = pte_advance_pfn(expected, hint);
+	}
+	return min(nr, max_nr);
+}
+
 /*
  * Whether the present PTE @pte is part of a block of PTEs the architecture
  * maps as one larger leaf (a contpte block on arm64, a NAPOT range on
@@ -315,7 +367,14 @@ static bool pt_iter_present_pte(struct pt_iter_state *s, pte_t *ptep, pte_t pte)
 	unsigned long size;
 	unsigned int nr = 1;
 
-	if (page) {
+	if (page && (s->cur._flags & PT_ITER_NO_PAGE)) {
+		if (!pt_iter_wants(s, PT_ITER_FOLIO))
+			return false;
+		if (s->cur._flags & PT_ITER_BATCH)
+			nr = __pt_iter_pte_run(s, ptep, pte, addr);
+		pt_iter_set(s, PT_ITER_FOLIO, PT_ITER_PTE, addr,
+			    addr + nr * PAGE_SIZE);
+	} else if (page) {
 		struct folio *folio = page_folio(page);
 
 		if (!pt_iter_wants(s, PT_ITER_FOLIO))
@@ -418,8 +477,8 @@ static bool pt_iter_scan_table(struct pt_iter_state *s)
  * decodes a PUD-mapped THP or pfn mapping and a PUD-sized hugetlb page.
  * Returns false if the caller does not want it.
  */
-static bool pt_iter_set_pud(struct pt_iter_state *s, pud_t pud, unsigned long start,
-			    bool present)
+static bool pt_iter_set_pud(struct pt_iter_state *s, pud_t pud,
+			    unsigned long start, bool present)
 {
 	unsigned long idx = (s->cur._next - start) >> PAGE_SHIFT;
 	enum pt_iter_type type;
@@ -432,12 +491,10 @@ static bool pt_iter_set_pud(struct pt_iter_state *s, pud_t pud, unsigned long st
 			return false;
 		pt_iter_set_leaf(s, PT_ITER_PUD, start, PUD_SIZE);
 		s->cur._pfn = pud_pfn(pud) + idx;
-		if (page) {
-			s->cur.type = PT_ITER_FOLIO;
+		s->cur.type = page ? PT_ITER_FOLIO : PT_ITER_PFN;
+		if (page && !(s->cur._flags & PT_ITER_NO_PAGE)) {
 			s->cur.page = nth_page(page, idx);
 			s->cur.folio = page_folio(s->cur.page);
-		} else {
-			s->cur.type = PT_ITER_PFN;
 		}
 		if (pud_write(pud))
 			s->cur._attrs |= PT_ATTR_WRITE;
@@ -465,8 +522,8 @@ static bool pt_iter_set_pud(struct pt_iter_state *s, pud_t pud, unsigned long st
 }
 #else
 /* Without huge leaves (neither THP nor hugetlb) there is no PUD leaf. */
-static bool pt_iter_set_pud(struct pt_iter_state *s, pud_t pud, unsigned long start,
-			    bool present)
+static bool pt_iter_set_pud(struct pt_iter_state *s, pud_t pud,
+			    unsigned long start, bool present)
 {
 	VM_WARN_ON_ONCE(1);
 	return false;
@@ -521,8 +578,10 @@ static bool pt_iter_hugetlb_present(struct pt_iter_state *s,
 	pt_iter_set_leaf(s, pt_iter_size_level(size), start, size);
 	s->cur.type = PT_ITER_FOLIO;
 	s->cur._pfn = pfn;
-	s->cur.page = pfn_to_page(pfn);
-	s->cur.folio = page_folio(s->cur.page);
+	if (!(s->cur._flags & PT_ITER_NO_PAGE)) {
+		s->cur.page = pfn_to_page(pfn);
+		s->cur.folio = page_folio(s->cur.page);
+	}
 	/*
 	 * Attributes are decoded from s->cur.pte when asked, as for a PTE:
 	 * huge_pte_write(), huge_pte_dirty() and huge_pte_uffd_wp() are the
@@ -624,8 +683,8 @@ skip:
  * share their lock (huge_pte_lockptr() is pmd_lockptr() of the table), and
  * the table stays while the hugetlb VMA lock is held, so the lock is kept,
  * as a PTE table's is (walk_hugetlb_range() does not reschedule between
- * present pages either).  Returns false with the lock dropped if it is not one the
- * caller wants: the general path then looks.
+ * present pages either).  Returns false with the lock dropped if it is not
+ * one the caller wants: the general path then looks.
  */
 static bool pt_iter_hugetlb_after(struct pt_iter_state *s, pte_t *ptep,
 				  spinlock_t *ptl)
@@ -760,12 +819,10 @@ static __always_inline bool pt_iter_set_pmd(struct pt_iter_state *s,
 		if (!pt_iter_wants(s, page ? PT_ITER_FOLIO : PT_ITER_PFN))
 			return false;
 		pt_iter_set_leaf(s, PT_ITER_PMD, start, PMD_SIZE);
-		if (page) {
-			s->cur.type = PT_ITER_FOLIO;
+		s->cur.type = page ? PT_ITER_FOLIO : PT_ITER_PFN;
+		if (page && !(s->cur._flags & PT_ITER_NO_PAGE)) {
 			s->cur.page = nth_page(page, idx);
 			s->cur.folio = page_folio(page);
-		} else {
-			s->cur.type = PT_ITER_PFN;
 		}
 		s->cur._pfn = pfn + idx;
 		/* Attributes are decoded from s->cur.pmd when asked. */

@@ -30,7 +30,8 @@ struct hstate;
  * enum pt_iter_type - what an entry maps
  * @PT_ITER_NONE: nothing is mapped (an empty entry or a missing table).
  *	Only returned when the walk was started with %PT_ITER_HOLES.
- * @PT_ITER_FOLIO: present, mapping pages of a folio (@folio, @page).
+ * @PT_ITER_FOLIO: present, mapping pages of a folio (@folio, @page, but
+ *	for a walk started with %PT_ITER_NO_PAGE).
  * @PT_ITER_PFN: present, with no normal page behind it: the shared zero
  *	page, the huge zero page, or a pfn/special mapping (pt_iter_pfn() is
  *	valid; @folio and @page are NULL).
@@ -91,6 +92,14 @@ enum pt_iter_level {
 #define PT_ITER_IGNORE_SOFT_DIRTY BIT(5)
 #define PT_ITER_IGNORE_UFFD_WP	BIT(6)
 /*
+ * The caller does not use @folio and @page of present entries: they are
+ * not looked up and stay NULL.  With %PT_ITER_BATCH a batch is then a run
+ * of present PTEs that map normal pages, with the same bits but their pfn
+ * (and the ignored ones), whatever pages they map: pt_iter_pfn() is that
+ * of its first page only.
+ */
+#define PT_ITER_NO_PAGE		BIT(7)
+/*
  * The entry types the caller wants, other than holes.  Without any of these
  * every type is reported; with some, entries of the other types are skipped
  * without being decoded further than needed to tell their type.
@@ -128,7 +137,8 @@ enum pt_iter_level {
  *	range being walked; %PT_ATTR_CLIPPED says when the leaf is larger.
  * @type: what the entry maps.
  * @level: the level of the entry.
- * @folio: the folio (%PT_ITER_FOLIO, %PT_ITER_MIGRATION, %PT_ITER_DEVICE).
+ * @folio: the folio (%PT_ITER_FOLIO, %PT_ITER_MIGRATION, %PT_ITER_DEVICE;
+ *	NULL for %PT_ITER_FOLIO with %PT_ITER_NO_PAGE).
  * @page: the page mapped at @addr (same types, and %PT_ITER_HWPOISON).
  * @pte: value of the first PTE of the entry (%PT_ITER_PTE), or of a
  *	hugetlb entry smaller than PUD_SIZE, as huge_ptep_get() returns it.
@@ -213,6 +223,8 @@ bool __pt_iter_next(struct pt_iter_state *s, unsigned long next);
 unsigned int __pt_iter_pte_batch(struct pt_iter_state *s, struct folio *folio,
 				 struct page *page, pte_t *ptep, pte_t pte,
 				 unsigned long addr);
+unsigned int __pt_iter_pte_run(struct pt_iter_state *s, pte_t *ptep, pte_t pte,
+			       unsigned long addr);
 void __pt_iter_end(struct pt_iter_state *s);
 void __pt_iter_pause(struct pt_iter_state *s, unsigned long resume);
 
@@ -234,9 +246,10 @@ static __always_inline unsigned int __pt_iter_flags(unsigned int flags)
  * @end: end of the walk, page aligned, at most @vma->vm_end.
  * @flags: %PT_ITER_HOLES to be told about holes, %PT_ITER_BATCH to get
  *	consecutive PTEs of one folio as one entry, %PT_ITER_IGNORE_* for the
- *	bits a batch may differ in, PT_ITER_WANT() of the types wanted (all
- *	if none is given).  Best a compile-time constant: the inline step
- *	then tests none of them at run time.
+ *	bits a batch may differ in, %PT_ITER_NO_PAGE if the pages of present
+ *	entries are not needed, PT_ITER_WANT() of the types wanted (all if
+ *	none is given).  Best a compile-time constant: the inline step then
+ *	tests none of them at run time.
  *
  * Takes no lock: the first pt_iter_next() does.  Usually called through
  * for_each_pt_entry().
@@ -445,10 +458,21 @@ static __always_inline bool pt_iter_next(struct pt_iter *it)
 			goto slow;
 		pfn = pte_pfn(pte);
 	}
-	folio = page_folio(page);
 	nr = 1;
-	if ((it->_flags & PT_ITER_BATCH) && folio_test_large(folio))
-		nr = __pt_iter_pte_batch(it->_st, folio, page, ptep, pte, addr);
+	if (it->_flags & PT_ITER_NO_PAGE) {
+		folio = NULL;
+		page = NULL;
+		/* A run goes on only to a present PTE: look before calling. */
+		if ((it->_flags & PT_ITER_BATCH) &&
+		    addr + PAGE_SIZE < it->_fast_end &&
+		    pte_present(ptep_get(ptep + 1)))
+			nr = __pt_iter_pte_run(it->_st, ptep, pte, addr);
+	} else {
+		folio = page_folio(page);
+		if ((it->_flags & PT_ITER_BATCH) && folio_test_large(folio))
+			nr = __pt_iter_pte_batch(it->_st, folio, page, ptep,
+						 pte, addr);
+	}
 
 	__pt_iter_set_pte(it, PT_ITER_FOLIO, addr, ptep,
 			  (unsigned long)nr << PAGE_SHIFT, folio, page, pte,

@@ -1808,6 +1808,13 @@ static int pt_bench_scan_vma(struct vm_area_struct *vma, unsigned long start,
 		flags |= PT_ITER_WANT_PRESENT;
 	else if (required & PAGE_IS_SWAPPED)
 		flags |= PT_ITER_WANT_NONPRESENT;
+	/*
+	 * Only PAGE_IS_FILE needs the page of a present entry (of a hugetlb
+	 * one too): without it, runs of PTEs with the same bits are one
+	 * entry, whatever pages they map.
+	 */
+	if (!(p->masks_of_interest & PAGE_IS_FILE))
+		flags |= PT_ITER_NO_PAGE;
 
 	for_each_pt_entry(&it, vma, start, end, flags) {
 		categories = p->cur_vma_category |

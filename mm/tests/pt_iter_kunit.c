@@ -2774,7 +2774,7 @@ struct pt_ref {
 	/* The pt_iter walk being checked. */
 	unsigned int flags;
 	unsigned long next;	/* the first page no entry covered yet */
-	unsigned long entries[4];
+	unsigned long entries[6];
 	int nr_err;
 	struct pt_ref_err err[PT_REF_MAX_ERR];
 };
@@ -3033,6 +3033,25 @@ static bool pt_ref_has_pfn(enum pt_iter_type type)
 	       type == PT_ITER_HWPOISON;
 }
 
+/*
+ * Whether the PTE of @p continues a batch whose last PTE is that of @last:
+ * the next page of the same folio with the same bits or, in a walk that
+ * does not look at pages (PT_ITER_NO_PAGE), any normal page with the same
+ * bits but the pfn.
+ */
+static bool pt_ref_continues(const struct pt_ref *ref,
+			     const struct pt_ref_page *last,
+			     const struct pt_ref_page *p)
+{
+	if (p->type != PT_ITER_FOLIO || p->level != PT_ITER_PTE)
+		return false;
+	if (ref->flags & PT_ITER_NO_PAGE)
+		return pte_same(p->pte, pte_advance_pfn(last->pte,
+							p->pfn - last->pfn));
+	return p->folio == last->folio &&
+	       pte_same(p->pte, pte_advance_pfn(last->pte, 1));
+}
+
 /* A PTE batch must not end before a PTE that would continue it. */
 static void pt_ref_batch_end(struct pt_ref *ref, const struct pt_iter *it)
 {
@@ -3045,9 +3064,7 @@ static void pt_ref_batch_end(struct pt_ref *ref, const struct pt_iter *it)
 		return;
 	last = pt_ref_at(ref, it->end - PAGE_SIZE);
 	p = pt_ref_at(ref, it->end);
-	if (p->type == PT_ITER_FOLIO && p->level == PT_ITER_PTE &&
-	    p->folio == last->folio &&
-	    pte_same(p->pte, pte_advance_pfn(last->pte, 1)))
+	if (pt_ref_continues(ref, last, p))
 		pt_ref_bad(ref, it->addr, it->end, it->end,
 			   "batch ends before a PTE that continues it", 0, 0);
 }
@@ -3062,6 +3079,7 @@ static void pt_ref_entry(struct pt_ref *ref, const struct pt_iter *it)
 	const struct pt_ref_page *first, *p;
 	unsigned long i, at, lend;
 	struct page *page = NULL;
+	bool nopage, run;
 
 	if (it->addr < ref->next || it->addr >= it->end ||
 	    it->end > ref->end) {
@@ -3094,6 +3112,12 @@ static void pt_ref_entry(struct pt_ref *ref, const struct pt_iter *it)
 		return;
 	}
 
+	/*
+	 * PT_ITER_NO_PAGE: no folio or page for a present entry, and the
+	 * pfns of the pages of a run of PTEs are any.
+	 */
+	nopage = (ref->flags & PT_ITER_NO_PAGE) && it->type == PT_ITER_FOLIO;
+	run = nopage && !first->leaf_size;
 	for (i = 0; i < nr; i++) {
 		at = it->addr + P(i);
 		p = pt_ref_at(ref, at);
@@ -3103,16 +3127,18 @@ static void pt_ref_entry(struct pt_ref *ref, const struct pt_iter *it)
 		else if ((attrs & mask) != p->attrs)
 			pt_ref_bad(ref, it->addr, it->end, at, "attributes",
 				   attrs & mask, p->attrs);
-		else if (p->pfn != (pt_ref_has_pfn(it->type) ? pfn + i : 0))
-			pt_ref_bad(ref, it->addr, it->end, at, "pfn",
-				   pfn + i, p->pfn);
+		else if ((run && i) ? !pt_ref_continues(ref, p - 1, p) :
+			 p->pfn != (pt_ref_has_pfn(it->type) ? pfn + i : 0))
+			pt_ref_bad(ref, it->addr, it->end, at,
+				   (run && i) ? "PTE does not continue the run" :
+				   "pfn", pfn + i, p->pfn);
 		else if (p->swp.val != swp.val)
 			pt_ref_bad(ref, it->addr, it->end, at, "swap entry",
 				   swp.val, p->swp.val);
-		else if (p->folio != it->folio)
+		else if (it->folio != (nopage ? NULL : p->folio))
 			pt_ref_bad(ref, it->addr, it->end, at, "folio",
 				   (unsigned long)it->folio,
-				   (unsigned long)p->folio);
+				   nopage ? 0 : (unsigned long)p->folio);
 		else if (p->level != first->level)
 			pt_ref_bad(ref, it->addr, it->end, at, "level in entry",
 				   first->level, p->level);
@@ -3120,7 +3146,7 @@ static void pt_ref_entry(struct pt_ref *ref, const struct pt_iter *it)
 			continue;
 		break;
 	}
-	if (pt_ref_has_pfn(it->type) && it->type != PT_ITER_PFN)
+	if (pt_ref_has_pfn(it->type) && it->type != PT_ITER_PFN && !nopage)
 		page = pfn_to_page(first->pfn);
 	if (it->page != page)
 		pt_ref_bad(ref, it->addr, it->end, it->addr, "page",
@@ -3150,6 +3176,7 @@ static void pt_ref_entry(struct pt_ref *ref, const struct pt_iter *it)
 
 static const unsigned int pt_ref_flags[] = {
 	0, PT_ITER_BATCH, PT_ITER_HOLES, PT_ITER_HOLES | PT_ITER_BATCH,
+	PT_ITER_NO_PAGE, PT_ITER_NO_PAGE | PT_ITER_BATCH | PT_ITER_HOLES,
 };
 
 KUNIT_DEFINE_ACTION_WRAPPER(pt_ref_kvfree, kvfree, const void *);
@@ -3210,10 +3237,11 @@ static void pt_ref_report(struct kunit *test, const struct pt_ref *ref)
 	KUNIT_EXPECT_EQ(test, ref->walk_ret, 0);
 	KUNIT_EXPECT_EQ_MSG(test, ref->unseen, 0UL,
 			    "pages the reference walk did not visit");
-	kunit_info(test, "[%#lx, %#lx): %lu pages; entries %lu/%lu/%lu/%lu",
+	kunit_info(test,
+		   "[%#lx, %#lx): %lu pages; entries %lu/%lu/%lu/%lu/%lu/%lu",
 		   ref->start, ref->end, (ref->end - ref->start) >> PAGE_SHIFT,
 		   ref->entries[0], ref->entries[1], ref->entries[2],
-		   ref->entries[3]);
+		   ref->entries[3], ref->entries[4], ref->entries[5]);
 	for (i = 0; i < min(ref->nr_err, PT_REF_MAX_ERR); i++) {
 		const struct pt_ref_err *e = &ref->err[i];
 
@@ -3308,6 +3336,12 @@ static void pt_ref_anon(struct kunit *test, unsigned int unused)
 	KUNIT_EXPECT_EQ(test, pt_ref_count(ref, PT_ITER_FOLIO, PT_ITER_PTE),
 			14UL);
 	KUNIT_EXPECT_EQ(test, pt_ref_count(ref, PT_ITER_PFN, PT_ITER_PTE), 1UL);
+	/*
+	 * Pages 16-21 are small folios whose PTEs differ only in their pfn:
+	 * a walk with PT_ITER_NO_PAGE | PT_ITER_BATCH takes them as one run,
+	 * where a batch stops at each folio.
+	 */
+	KUNIT_EXPECT_LT(test, ref->entries[5], ref->entries[3]);
 
 	/* Swap-format PTEs at a + P(15 + i); the first one in a hole. */
 	swp[0] = swp_entry(0, 0x2000);
