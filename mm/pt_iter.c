@@ -302,11 +302,15 @@ unsigned int __pt_iter_pte_batch(struct pt_iter_state *s, struct folio *folio,
  *
  * Counts the PTEs from @ptep on that map normal pages with the same bits as
  * @pte but their pfn (and those the walk's %PT_ITER_IGNORE_* flags name),
- * within the PTE table and the walk: a special PTE (the zero page, a pfn
- * mapping) differs from @pte in its special bit, a contpte block's PTEs in
- * their contiguous bit.  The pages are not looked at: this is the batch of
- * a walk that does not want them.  Called by pt_iter_next(); not for
- * direct use.
+ * within the PTE table and the walk.  @pte is not special: where the
+ * architecture has pte_special(), a special PTE (the zero page, a pfn
+ * mapping) differs from it in that bit, elsewhere vm_normal_page() is
+ * asked; a contpte block's PTEs differ from others in their contiguous
+ * bit.  The pages are not looked at: this is the batch of a walk that does
+ * not want them.  Two PTEs are compared by moving the one of the lower pfn
+ * to the other's pfn with pte_advance_pfn(): where that cannot express the
+ * distance (32-bit with 64-bit PTEs, pages 4G apart), the run ends there.
+ * Called by pt_iter_next(); not for direct use.
  *
  * Return: the number of PTEs, at least 1.
  */
@@ -316,7 +320,7 @@ unsigned int __pt_iter_pte_run(struct pt_iter_state *s, pte_t *ptep, pte_t pte,
 	unsigned int flags = s->cur._flags & PT_ITER_IGNORE_MASK;
 	unsigned long first = pte_pfn(pte), pfn;
 	unsigned int nr, hint, max_nr;
-	pte_t norm, expected, cur;
+	pte_t norm, expected, cur, raw;
 
 	max_nr = (s->table_end - addr) >> PAGE_SHIFT;
 	norm = pt_iter_pte_norm(pte, flags);
@@ -325,17 +329,23 @@ unsigned int __pt_iter_pte_run(struct pt_iter_state *s, pte_t *ptep, pte_t pte,
 	pfn = first + nr;
 	expected = pte_advance_pfn(norm, nr);
 	while (nr < max_nr) {
-		cur = pt_iter_pte_norm(ptep_get(ptep + nr), flags);
+		raw = ptep_get(ptep + nr);
+		cur = pt_iter_pte_norm(raw, flags);
 		if (!pte_same(cur, expected)) {
-			/* The first PTE with its pfn made that of @cur? */
+			/*
+			 * Another pfn: move the lower of @cur and the first
+			 * PTE to the pfn of the other, by a positive amount.
+			 */
 			pfn = pte_pfn(cur);
-			expected = pte_advance_pfn(norm, pfn - first);
-			if (!pte_same(cur, expected))
+			if (pfn > first ?
+			    !pte_same(cur, pte_advance_pfn(norm, pfn - first)) :
+			    !pte_same(pte_advance_pfn(cur, first - pfn), norm))
 				break;
+			expected = cur;
 		}
 		if (IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) ?
 		    pfn > highest_memmap_pfn :
-		    !vm_normal_page(s->vma, addr + nr * PAGE_SIZE, cur))
+		    !vm_normal_page(s->vma, addr + nr * PAGE_SIZE, raw))
 			break;
 		hint = pte_batch_hint(ptep + nr, cur);
 		nr += hint;
@@ -370,7 +380,13 @@ static bool pt_iter_present_pte(struct pt_iter_state *s, pte_t *ptep, pte_t pte)
 	if (page && (s->cur._flags & PT_ITER_NO_PAGE)) {
 		if (!pt_iter_wants(s, PT_ITER_FOLIO))
 			return false;
-		if (s->cur._flags & PT_ITER_BATCH)
+		/*
+		 * Not from a special PTE, which has a normal page only
+		 * through ->find_special_page(), asked for each PTE.
+		 */
+		if ((s->cur._flags & PT_ITER_BATCH) &&
+		    !(IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) &&
+		      pte_special(pte)))
 			nr = __pt_iter_pte_run(s, ptep, pte, addr);
 		pt_iter_set(s, PT_ITER_FOLIO, PT_ITER_PTE, addr,
 			    addr + nr * PAGE_SIZE);

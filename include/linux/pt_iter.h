@@ -10,8 +10,8 @@
  *
  * The step to the next present PTE of the table the walk is in is inline
  * (pt_iter_next()); everything else is out of line in mm/pt_iter.c.
- * Attributes, the pfn and the swap entry are decoded on demand, by the
- * accessors below, from the raw entry.
+ * Attributes are decoded on demand, by the accessors below, from the raw
+ * entry.
  *
  * See Documentation/mm/pt_iter.rst for the contract.
  */
@@ -30,8 +30,9 @@ struct hstate;
  * enum pt_iter_type - what an entry maps
  * @PT_ITER_NONE: nothing is mapped (an empty entry or a missing table).
  *	Only returned when the walk was started with %PT_ITER_HOLES.
- * @PT_ITER_FOLIO: present, mapping pages of a folio (@folio, @page, but
- *	for a walk started with %PT_ITER_NO_PAGE).
+ * @PT_ITER_FOLIO: present, mapping pages of a folio (@folio, @page; both
+ *	NULL in a walk started with %PT_ITER_NO_PAGE, whose batches are runs
+ *	of PTEs that may map pages of several folios).
  * @PT_ITER_PFN: present, with no normal page behind it: the shared zero
  *	page, the huge zero page, or a pfn/special mapping (pt_iter_pfn() is
  *	valid; @folio and @page are NULL).
@@ -79,7 +80,10 @@ enum pt_iter_level {
 /* Flags for pt_iter_start(). */
 /* Report holes (%PT_ITER_NONE); consecutive holes are one entry. */
 #define PT_ITER_HOLES		BIT(0)
-/* Batch consecutive PTEs mapping consecutive pages of one folio. */
+/*
+ * Batch consecutive PTEs mapping consecutive pages of one folio (or, with
+ * %PT_ITER_NO_PAGE, runs of PTEs alike but for their pfn).
+ */
 #define PT_ITER_BATCH		BIT(1)
 /*
  * Bits a batch may differ in (by default every PTE of a batch has the same
@@ -96,7 +100,8 @@ enum pt_iter_level {
  * not looked up and stay NULL.  With %PT_ITER_BATCH a batch is then a run
  * of present PTEs that map normal pages, with the same bits but their pfn
  * (and the ignored ones), whatever pages they map: pt_iter_pfn() is that
- * of its first page only.
+ * of its first page only, and %PT_ATTR_CONT says that it is made of
+ * contpte blocks (of several folios, maybe).
  */
 #define PT_ITER_NO_PAGE		BIT(7)
 /*
@@ -580,7 +585,9 @@ static __always_inline bool pt_iter_has(const struct pt_iter *it,
  * @it: the iterator, positioned on an entry.
  *
  * Return: the pfn at @it->addr for present entries and for swap-format
- * entries that carry one (migration, device, hwpoison); 0 otherwise.
+ * entries that carry one (migration, device, hwpoison); 0 otherwise.  The
+ * pages of an entry larger than a page have consecutive pfns, but those of
+ * a run of a %PT_ITER_NO_PAGE walk: only its first pfn is known.
  */
 static inline unsigned long pt_iter_pfn(const struct pt_iter *it)
 {
@@ -678,7 +685,7 @@ DEFINE_FREE(__pt_iter, struct pt_iter *, __pt_iter_cleanup(_T))
  * @start: first address (page aligned, inside @vma).
  * @end: end address (page aligned, at most @vma->vm_end).
  * @flags: %PT_ITER_HOLES, %PT_ITER_BATCH, %PT_ITER_IGNORE_*,
- *	PT_ITER_WANT() of the types wanted.
+ *	%PT_ITER_NO_PAGE, PT_ITER_WANT() of the types wanted.
  *
  * A loop whose body sees one entry per iteration, with @it->ptl held when
  * it is not NULL.  However the loop is left (its end, break, return, goto),
