@@ -9,12 +9,13 @@
 #   make series         export a git-am-able series with a cover letter to build/series/
 #   make run, make bench
 #   make trace          instructions per function of one walk (x86_64 bench kernel, gdb)
+#   make compare        stock vs patched kernel in QEMU: /proc of a catalogue of mappings, byte for byte
 #   make clean          remove build/out (kernel builds)
 #   make distclean      remove build/ entirely
 
 SHELL := /bin/bash
 
-.PHONY: help setup test check check-bisect cross series run bench trace clean distclean
+.PHONY: help setup test check check-bisect cross series run bench trace compare clean distclean
 
 help:
 	@sed -n 's/^#   make/make/p' Makefile
@@ -37,7 +38,7 @@ cross:
 series:
 	@bash harness/series.sh
 
-run bench trace:
+run bench trace compare:
 	@if [ -f harness/$@.sh ]; then \
 		exec bash harness/$@.sh; \
 	else \

@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make compare`: the stock-versus-patched guest.  For each architecture,
+# build two kernels with one configuration (harness/compare/*.config): the
+# stock Linux 6.12 (build/base, unpatched) and the patched one (build/linux,
+# with DEBUG_VM, PROVE_LOCKING and PAGE_TABLE_CHECK on top), boot each under
+# QEMU (TCG) with a static /init and harness/compare/pmcheck, which builds a
+# catalogue of mappings and prints what /proc says about each, and compare
+# the two outputs byte for byte.  The output of the stock kernel is the
+# reference: a difference fails, and so does a kernel warning in either.
+#
+# Usage: harness/compare.sh            (ARCHS="x86_64 arm64", the default)
+#        ARCHS=x86_64 harness/compare.sh
+# Environment:
+#   ARCHS     architectures (x86_64, arm64)
+#   JOBS      parallel build jobs (default: nproc)
+#   TIMEOUT   seconds a guest may run (default: 900)
+#
+# Output: build/out/compare-{stock,patched}-$ARCH/ (kernel builds),
+# build/out/compare-$ARCH/ (guest programs, initramfs),
+# build/logs/compare-{stock,patched}-$ARCH.{log,out} (console, pmcheck
+# output).  The last line is "N passed, N failed" (one check per
+# architecture).
+
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+CMP=$REPO/harness/compare
+ARCHS=${ARCHS:-$DEFAULT_ARCHS}
+JOBS=${JOBS:-$(nproc)}
+TIMEOUT=${TIMEOUT:-900}
+
+step() { printf '%s: %s\n' "$PROG" "$*"; }
+
+[[ -f $BASE/Makefile && -f $TREE/mm/pt_iter.c ]] ||
+	die "no build/base or build/linux: run 'make setup' first"
+
+# Configure the kernel of tree $1 in $2 from the fragments $3...: allnoconfig
+# plus the fragments; the old .config is kept when nothing changed, so that
+# rebuilds stay incremental.  Every "=y" line of the fragments must stick.
+configure() {
+	local src=$1 out=$2 cfg line bad=0
+	shift 2
+	cfg=$out/.config
+	mkdir -p "$out"
+	[[ -f $cfg ]] && cp -p "$cfg" "$cfg.prev"
+	(
+		cd "$src"
+		export "${MAKE_ARCH[@]}"
+		scripts/kconfig/merge_config.sh -n -O "$out" "$@"
+	) >"$out/config.log" 2>&1 || {
+		cat "$out/config.log"
+		die "configuring $out failed"
+	}
+	if [[ -f $cfg.prev ]] && cmp -s "$cfg" "$cfg.prev"; then
+		mv "$cfg.prev" "$cfg"
+	else
+		rm -f "$cfg.prev"
+	fi
+	while read -r line; do
+		[[ $line == CONFIG_*=y ]] || continue
+		grep -qx "$line" "$cfg" && continue
+		warn "$out: $line did not stick"
+		bad=1
+	done < <(cat "$@")
+	((bad == 0)) || die "the configuration of $out lacks wanted options"
+}
+
+# Boot kernel image $1 with the initramfs; console to $2.
+boot() {
+	local image=$1 log=$2 rc
+	set +e
+	timeout --foreground -k 10 "$TIMEOUT" \
+		"$QEMU" "${QEMU_ARGS[@]}" -accel tcg -nographic -no-reboot \
+		-nic none -kernel "$image" -initrd "$WORK/initramfs.cpio" \
+		-append "$APPEND" </dev/null 2>&1 |
+		sed -u 's/\r$//; s/\x1bc//g; s/\x1b\[[0-9;?]*[A-Za-z]//g' >"$log"
+	rc=${PIPESTATUS[0]}
+	set -e
+	return "$rc"
+}
+
+passed=0
+failed=0
+use_ccache
+take_lock compare
+for ARCH in $ARCHS; do
+	case $ARCH in
+	x86_64)
+		CC_USER=gcc
+		IMAGE=arch/x86/boot/bzImage
+		QEMU=qemu-system-x86_64
+		# 5G: room for a 1G hugetlb page at boot (see harness/run.sh).
+		QEMU_ARGS=(-M pc -cpu max -m 6G -smp 2)
+		APPEND="console=ttyS0 numa=fake=2"
+		HUGE="hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=8"
+		;;
+	arm64)
+		CC_USER=aarch64-linux-gnu-gcc
+		IMAGE=arch/arm64/boot/Image
+		QEMU=qemu-system-aarch64
+		QEMU_ARGS=(-M virt -cpu max -m 6G -smp 2
+			   -object memory-backend-ram,id=m0,size=3G
+			   -object memory-backend-ram,id=m1,size=3G
+			   -numa node,nodeid=0,cpus=0,memdev=m0
+			   -numa node,nodeid=1,cpus=1,memdev=m1)
+		APPEND="console=ttyAMA0"
+		HUGE="hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=8"
+		HUGE+=" hugepagesz=64K hugepages=8 hugepagesz=32M hugepages=4"
+		install_packages qemu-system-arm gcc-aarch64-linux-gnu \
+			libc6-dev-arm64-cross
+		;;
+	*)
+		die "unknown architecture '$ARCH' (x86_64 or arm64)"
+		;;
+	esac
+	make_arch_vars "$ARCH"
+	# loglevel=5: warnings (and worse) reach the console, and fail.
+	APPEND+=" panic=-1 loglevel=5 $HUGE"
+	WORK=$OUT/compare-$ARCH
+	mkdir -p "$WORK" "$LOGS"
+	ok=1
+
+	for side in stock patched; do
+		kout=$OUT/compare-$side-$ARCH
+		frags=("$CMP/compare.config" "$CMP/compare-$ARCH.config")
+		if [[ $side == stock ]]; then
+			src=$BASE
+		else
+			src=$TREE
+			frags+=("$CMP/debug.config")
+		fi
+		step "$ARCH: building the $side kernel (build/logs/build-compare-$side-$ARCH.log)"
+		configure "$src" "$kout" "${frags[@]}"
+		t0=$SECONDS
+		if ! make -C "$src" O="$kout" "${MAKE_ARCH[@]}" -j"$JOBS" \
+			"${IMAGE##*/}" >"$LOGS/build-compare-$side-$ARCH.log" 2>&1; then
+			grep -E 'error|Error' "$LOGS/build-compare-$side-$ARCH.log" |
+				head -20 >&2
+			die "$ARCH: the $side kernel does not build"
+		fi
+		step "$ARCH: $side kernel built in $((SECONDS - t0))s"
+	done
+
+	CFLAGS_USER=(-static -O2 -Wall -Wextra -Werror)
+	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/init" "$CMP/init.c"
+	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/pmcheck" "$CMP/pmcheck.c"
+	GEN_CPIO=$OUT/compare-stock-$ARCH/usr/gen_init_cpio
+	[[ -x $GEN_CPIO ]] ||
+		make -C "$BASE" O="$OUT/compare-stock-$ARCH" "${MAKE_ARCH[@]}" \
+			usr/gen_init_cpio >/dev/null
+	cat >"$WORK/initramfs.list" <<LIST
+dir /dev 0755 0 0
+nod /dev/console 0600 0 0 c 5 1
+dir /proc 0755 0 0
+dir /sys 0755 0 0
+dir /tmp 01777 0 0
+dir /bin 0755 0 0
+file /init $WORK/init 0755 0 0
+file /bin/pmcheck $WORK/pmcheck 0755 0 0
+LIST
+	"$GEN_CPIO" "$WORK/initramfs.list" >"$WORK/initramfs.cpio"
+
+	for side in stock patched; do
+		log=$LOGS/compare-$side-$ARCH.log
+		t0=$SECONDS
+		boot "$OUT/compare-$side-$ARCH/$IMAGE" "$log" || true
+		sed -n '/^PMCHECK: BEGIN$/,/^PMCHECK: END$/p' "$log" \
+			>"$LOGS/compare-$side-$ARCH.out"
+		step "$ARCH: $side guest ran for $((SECONDS - t0))s: $(wc -l <"$LOGS/compare-$side-$ARCH.out") lines"
+		if ! grep -q '^PMCHECK: END' "$log"; then
+			warn "$ARCH: pmcheck did not finish on the $side kernel (see $log)"
+			ok=0
+		fi
+		if grep -qE "$SPLAT_RE" "$log"; then
+			warn "$ARCH: the $side kernel logged a problem:"
+			grep -E "$SPLAT_RE" "$log" | head -10 | sed 's/^/  ! /' >&2
+			ok=0
+		fi
+	done
+	if ! diff -u "$LOGS/compare-stock-$ARCH.out" \
+		"$LOGS/compare-patched-$ARCH.out" >"$LOGS/compare-$ARCH.diff"; then
+		warn "$ARCH: /proc differs between stock and patched (build/logs/compare-$ARCH.diff):"
+		head -40 "$LOGS/compare-$ARCH.diff" >&2
+		ok=0
+	fi
+	if ((ok)); then
+		step "$ARCH: identical ($(grep -c '^= ' "$LOGS/compare-stock-$ARCH.out") dumps, $(grep -c '^! ' "$LOGS/compare-stock-$ARCH.out") catalogue steps unavailable)"
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+	fi
+done
+echo "$passed passed, $failed failed"
+((failed == 0))

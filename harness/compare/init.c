@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /init of the `make compare` guest: mount proc, sysfs, devtmpfs and a
+ * tmpfs on /tmp, make a 64M zram device the swap, run /bin/pmcheck, then
+ * power the machine off (or, on x86 without ACPI, reset it: QEMU runs with
+ * -no-reboot and exits).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SWAP_SIZE	(64UL << 20)
+#define PAGE		4096
+
+static void do_mount(const char *src, const char *dir, const char *type)
+{
+	mkdir(dir, 0755);
+	if (mount(src, dir, type, 0, NULL) && errno != EBUSY)
+		printf("init: mount %s on %s: %s\n", type, dir,
+		       strerror(errno));
+}
+
+static int put(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		n = write(fd, val, strlen(val));
+		close(fd);
+	}
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+/* mkswap + swapon of /dev/zram0: a version 1 header, no bad pages. */
+static void zram_swap(void)
+{
+	static unsigned char hdr[PAGE];
+	uint32_t *info = (uint32_t *)(hdr + 1024);
+	char size[32];
+	int fd;
+
+	snprintf(size, sizeof(size), "%lu", SWAP_SIZE);
+	if (put("/sys/block/zram0/disksize", size)) {
+		printf("init: zram0 disksize: %s\n", strerror(errno));
+		return;
+	}
+	info[0] = 1;				/* version */
+	info[1] = SWAP_SIZE / PAGE - 1;		/* last_page */
+	info[2] = 0;				/* nr_badpages */
+	memcpy(hdr + PAGE - 10, "SWAPSPACE2", 10);
+	fd = open("/dev/zram0", O_WRONLY);
+	if (fd < 0 || write(fd, hdr, PAGE) != PAGE) {
+		printf("init: /dev/zram0: %s\n", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	fsync(fd);
+	close(fd);
+	if (swapon("/dev/zram0", 0))
+		printf("init: swapon: %s\n", strerror(errno));
+}
+
+int main(void)
+{
+	char *argv[] = { "/bin/pmcheck", NULL };
+	char *envp[] = { "PATH=/bin", NULL };
+	int status = 0;
+	cpu_set_t cpu0;
+	pid_t pid;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	do_mount("proc", "/proc", "proc");
+	do_mount("sysfs", "/sys", "sysfs");
+	do_mount("devtmpfs", "/dev", "devtmpfs");
+	do_mount("tmpfs", "/tmp", "tmpfs");
+	zram_swap();
+	put("/proc/sys/kernel/randomize_va_space", "0");
+	/*
+	 * What could change /proc behind pmcheck's back: khugepaged
+	 * collapsing its PTE-mapped THPs, and its pages sitting in another
+	 * CPU's LRU batches (which decide whether a folio is marked
+	 * referenced).  khugepaged sleeps for an hour; pmcheck runs on CPU 0.
+	 */
+	put("/sys/kernel/mm/transparent_hugepage/khugepaged/scan_sleep_millisecs",
+	    "3600000");
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	if (sched_setaffinity(0, sizeof(cpu0), &cpu0))
+		printf("init: sched_setaffinity: %s\n", strerror(errno));
+
+	pid = fork();
+	if (pid == 0) {
+		execve(argv[0], argv, envp);
+		printf("init: exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (pid < 0)
+		printf("init: fork: %s\n", strerror(errno));
+	else if (waitpid(pid, &status, 0) == pid)
+		printf("init: pmcheck exited with status %d\n",
+		       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+
+	sync();
+#ifdef __x86_64__
+	reboot(RB_AUTOBOOT);	/* no ACPI in this kernel: reset */
+#endif
+	reboot(RB_POWER_OFF);
+	reboot(RB_AUTOBOOT);
+	for (;;)
+		pause();
+}
