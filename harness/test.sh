@@ -4,8 +4,10 @@
 # QEMU, and count the test cases.  An architecture whose kernel does not
 # build or boot, that runs no test, or whose log shows a kernel splat
 # (warning, BUG, lockdep, RCU, KASAN/UBSAN report ...) counts as one more
-# failure.  The last line of output is "N passed, N failed[, N skipped]";
-# the exit status is non-zero if anything failed.
+# failure.  Then, unless COMPARE=0, `make compare` for x86_64 and arm64 (the
+# stock-versus-patched guest; one check each).  The last line of output is
+# "N passed, N failed[, N skipped]"; the exit status is non-zero if
+# anything failed.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -122,6 +124,27 @@ test_arch() {
 	log "$line"
 }
 
+# The stock-versus-patched guest of $1 (harness/compare.sh): one check.
+compare_arch() {
+	local arch=$1 out last p=0 f=1
+	case $arch in
+	x86_64|arm64) ;;
+	*) return 0 ;;
+	esac
+	log "$arch: stock versus patched /proc (make compare; output: build/logs/compare-$arch.txt)"
+	ARCHS=$arch bash "$REPO/harness/compare.sh" >"$LOGS/compare-$arch.txt" 2>&1 || true
+	out=$(cat "$LOGS/compare-$arch.txt")
+	last=$(tail -n 1 <<<"$out")
+	if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]}
+		((p + f > 0)) || f=1
+	fi
+	PASSED=$((PASSED + p)) FAILED=$((FAILED + f))
+	grep -E '^compare.sh: ' <<<"$out" | grep -vE 'building|built in' |
+		sed 's/^compare.sh: /test.sh: compare: /' || true
+	((f == 0)) || tail -n 45 <<<"$out" | sed 's/^/  | /'
+}
+
 main() {
 	local arch
 	kunit_archs
@@ -138,6 +161,11 @@ main() {
 	for arch in "${KUNIT_ARCHS[@]}"; do
 		test_arch "$arch"
 	done
+	if [[ ${COMPARE:-1} != 0 ]]; then
+		for arch in "${KUNIT_ARCHS[@]}"; do
+			compare_arch "$arch"
+		done
+	fi
 	finish
 }
 

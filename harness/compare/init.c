@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #define SWAP_SIZE	(64UL << 20)
+#define KHUGEPAGED	"/sys/kernel/mm/transparent_hugepage/khugepaged/"
 #define PAGE		4096
 
 static void do_mount(const char *src, const char *dir, const char *type)
@@ -89,12 +90,19 @@ int main(void)
 	put("/proc/sys/kernel/randomize_va_space", "0");
 	/*
 	 * What could change /proc behind pmcheck's back: khugepaged
-	 * collapsing its PTE-mapped THPs, and its pages sitting in another
-	 * CPU's LRU batches (which decide whether a folio is marked
-	 * referenced).  khugepaged sleeps for an hour; pmcheck runs on CPU 0.
+	 * collapsing its PTE-mapped THPs (it scans an mm as soon as
+	 * MADV_HUGEPAGE registers it, racing with pmcheck), and its pages
+	 * sitting in another CPU's LRU batches (which decide whether a folio
+	 * is marked referenced).  khugepaged collapses nothing that has an
+	 * empty, swapped or shared PTE and sleeps for an hour between scans;
+	 * pmcheck runs on CPU 0; its child after fork says when it is done.
 	 */
-	put("/sys/kernel/mm/transparent_hugepage/khugepaged/scan_sleep_millisecs",
-	    "3600000");
+	put(KHUGEPAGED "max_ptes_none", "0");
+	put(KHUGEPAGED "max_ptes_swap", "0");
+	put(KHUGEPAGED "max_ptes_shared", "0");
+	put(KHUGEPAGED "scan_sleep_millisecs", "3600000");
+	/* Nor does compaction move its pages in the background. */
+	put("/proc/sys/vm/compaction_proactiveness", "0");
 	CPU_ZERO(&cpu0);
 	CPU_SET(0, &cpu0);
 	if (sched_setaffinity(0, sizeof(cpu0), &cpu0))

@@ -431,9 +431,10 @@ int main(void)
 {
 	char *small, *zero, *thp, *split, *mthp, *shm, *fpriv, *fshared;
 	char *cow, *swp, *sd, *uffd, *locked, *ksm1, *ksm2, *node1, *none;
+	int fd, v, sync_fd[2];
 	unsigned long i;
-	int fd, v;
 	pid_t pid;
+	char c;
 
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	/* On a line of its own: the console may hold the firmware's text. */
@@ -453,8 +454,9 @@ int main(void)
 	if (split) {
 		touch(split, 4 * MB, PAGE, 3);
 		/* Zap one page of each THP: both become PTE-mapped. */
-		madvise(split + 64 * KB, PAGE, MADV_DONTNEED);
-		madvise(split + 2 * MB + 1 * MB, 2 * PAGE, MADV_DONTNEED);
+		if (madvise(split + 64 * KB, PAGE, MADV_DONTNEED) ||
+		    madvise(split + 2 * MB + 1 * MB, 2 * PAGE, MADV_DONTNEED))
+			note("thp-pte: MADV_DONTNEED: %s", strerror(errno));
 	}
 
 	if (!put("/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled",
@@ -462,10 +464,14 @@ int main(void)
 		mthp = anon("mthp-64k", 1 * MB, MADV_NOHUGEPAGE);
 		if (mthp) {
 			/* MADV_NOHUGEPAGE also stops mTHP: allow it again. */
-			madvise(mthp, 1 * MB, MADV_HUGEPAGE);
+			if (madvise(mthp, 1 * MB, MADV_HUGEPAGE))
+				note("mthp-64k: MADV_HUGEPAGE: %s",
+				     strerror(errno));
 			touch(mthp, 1 * MB, PAGE, 4);
 			/* CoW-like: one page of a 64K folio replaced. */
-			madvise(mthp + 64 * KB + PAGE, PAGE, MADV_DONTNEED);
+			if (madvise(mthp + 64 * KB + PAGE, PAGE, MADV_DONTNEED))
+				note("mthp-64k: MADV_DONTNEED: %s",
+				     strerror(errno));
 			mthp[64 * KB + PAGE] = 1;
 		}
 		put("/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled",
@@ -571,14 +577,21 @@ int main(void)
 	dump("catalogue");
 
 	/* After fork: the child writes half of "cow", the parent looks. */
+	if (pipe(sync_fd)) {
+		note("fork: pipe: %s", strerror(errno));
+		sync_fd[0] = sync_fd[1] = -1;
+	}
 	pid = fork();
 	if (pid == 0) {
 		if (cow)
 			touch(cow, 128 * KB, PAGE, 14);
+		if (write(sync_fd[1], "", 1) != 1)
+			_exit(1);
 		pause();
 		_exit(0);
 	}
-	usleep(200000);
+	if (pid < 0 || read(sync_fd[0], &c, 1) != 1)
+		note("fork: the child did not start");
 	dump("after fork, the child wrote half of cow");
 	if (pid > 0) {
 		kill(pid, SIGKILL);
