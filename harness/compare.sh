@@ -17,6 +17,14 @@
 #   JOBS      parallel build jobs (default: nproc)
 #   TIMEOUT   seconds a guest may run (default: 900)
 #
+# With BENCH=1, the bench mode instead: the patched kernel is built
+# without the debug options (build/out/compare-patched-bench-$ARCH), both
+# kernels boot under QEMU's
+# -icount shift=0,sleep=off (guest time counts instructions) with
+# "pmcheck=bench", pmcheck maps one large layout at a time and times reads
+# of smaps, smaps_rollup and numa_maps (median of 7), and the table of
+# patched/stock ratios goes to build/logs/compare-bench.txt.
+#
 # Output: build/out/compare-{stock,patched}-$ARCH/ (kernel builds),
 # build/out/compare-$ARCH/ (guest programs, initramfs),
 # build/logs/compare-{stock,patched}-$ARCH.{log,out} (console, pmcheck
@@ -86,6 +94,10 @@ passed=0
 failed=0
 use_ccache
 take_lock compare
+if [[ ${BENCH:-0} != 0 ]]; then
+	printf '%-8s %-16s %-14s %12s %12s %7s\n' arch layout file stock \
+		patched ratio >"$LOGS/compare-bench.txt"
+fi
 for ARCH in $ARCHS; do
 	case $ARCH in
 	x86_64)
@@ -117,6 +129,13 @@ for ARCH in $ARCHS; do
 		;;
 	esac
 	make_arch_vars "$ARCH"
+	if [[ ${BENCH:-0} != 0 ]]; then
+		# 256M of 2M pages and a 1G page for the layouts; the guest
+		# clock counts instructions.
+		HUGE="hugepagesz=1G hugepages=1 hugepagesz=2M hugepages=136"
+		APPEND+=" pmcheck=bench"
+		QEMU_ARGS+=(-icount shift=0,sleep=off)
+	fi
 	# loglevel=5: warnings (and worse) reach the console, and fail.
 	APPEND+=" panic=-1 loglevel=5 $HUGE"
 	WORK=$OUT/compare-$ARCH
@@ -128,6 +147,10 @@ for ARCH in $ARCHS; do
 		frags=("$CMP/compare.config" "$CMP/compare-$ARCH.config")
 		if [[ $side == stock ]]; then
 			src=$BASE
+		elif [[ ${BENCH:-0} != 0 ]]; then
+			# Measured as built for production: no debug options.
+			src=$TREE
+			kout=$OUT/compare-patched-bench-$ARCH
 		else
 			src=$TREE
 			frags+=("$CMP/debug.config")
@@ -165,8 +188,11 @@ LIST
 
 	for side in stock patched; do
 		log=$LOGS/compare-$side-$ARCH.log
+		kout=$OUT/compare-$side-$ARCH
+		[[ ${BENCH:-0} == 0 || $side == stock ]] ||
+			kout=$OUT/compare-patched-bench-$ARCH
 		t0=$SECONDS
-		boot "$OUT/compare-$side-$ARCH/$IMAGE" "$log" || true
+		boot "$kout/$IMAGE" "$log" || true
 		sed -n '/^PMCHECK: BEGIN$/,/^PMCHECK: END$/p' "$log" \
 			>"$LOGS/compare-$side-$ARCH.out"
 		step "$ARCH: $side guest ran for $((SECONDS - t0))s: $(wc -l <"$LOGS/compare-$side-$ARCH.out") lines"
@@ -180,6 +206,22 @@ LIST
 			ok=0
 		fi
 	done
+	if [[ ${BENCH:-0} != 0 ]]; then
+		# layout file stock patched ratio
+		join -j1 <(awk '/^PMBENCH:/ { print $2 "/" $3, $4 }' \
+			       "$LOGS/compare-stock-$ARCH.out" | sort) \
+			 <(awk '/^PMBENCH:/ { print $2 "/" $3, $4 }' \
+			       "$LOGS/compare-patched-$ARCH.out" | sort) |
+		awk -v arch="$ARCH" '{ split($1, k, "/");
+			printf "%-8s %-16s %-14s %12d %12d %7.3f\n", arch, k[1],
+			       k[2], $2, $3, $3 / $2 }' >>"$LOGS/compare-bench.txt"
+		if ((ok)); then
+			passed=$((passed + 1))
+		else
+			failed=$((failed + 1))
+		fi
+		continue
+	fi
 	if ! diff -u "$LOGS/compare-stock-$ARCH.out" \
 		"$LOGS/compare-patched-$ARCH.out" >"$LOGS/compare-$ARCH.diff"; then
 		warn "$ARCH: /proc differs between stock and patched (build/logs/compare-$ARCH.diff):"
@@ -193,5 +235,6 @@ LIST
 		failed=$((failed + 1))
 	fi
 done
+[[ ${BENCH:-0} == 0 ]] || cat "$LOGS/compare-bench.txt"
 echo "$passed passed, $failed failed"
 ((failed == 0))

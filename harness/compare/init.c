@@ -75,7 +75,9 @@ static void zram_swap(void)
 
 int main(void)
 {
-	char *argv[] = { "/bin/pmcheck", NULL };
+	char *argv[] = { "/bin/pmcheck", NULL, NULL };
+	char cmdline[1024] = "";
+	int fd;
 	char *envp[] = { "PATH=/bin", NULL };
 	int status = 0;
 	cpu_set_t cpu0;
@@ -107,6 +109,16 @@ int main(void)
 	CPU_SET(0, &cpu0);
 	if (sched_setaffinity(0, sizeof(cpu0), &cpu0))
 		printf("init: sched_setaffinity: %s\n", strerror(errno));
+
+	/* "pmcheck=bench" on the kernel command line: the bench mode. */
+	fd = open("/proc/cmdline", O_RDONLY);
+	if (fd >= 0) {
+		if (read(fd, cmdline, sizeof(cmdline) - 1) < 0)
+			cmdline[0] = 0;
+		close(fd);
+	}
+	if (strstr(cmdline, "pmcheck=bench"))
+		argv[1] = "bench";
 
 	pid = fork();
 	if (pid == 0) {

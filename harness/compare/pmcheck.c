@@ -38,6 +38,7 @@
 #include <sys/swap.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -49,6 +50,7 @@
 #ifndef MFD_HUGETLB
 #define MFD_HUGETLB		0x0004U
 #endif
+#define THP			"/sys/kernel/mm/transparent_hugepage/"
 #define HUGE_SHIFT(s)		((unsigned int)(s) << 26)	/* MAP/MFD_HUGE_* */
 
 #define KB			1024UL
@@ -427,7 +429,150 @@ static long mbind_node(void *p, unsigned long len, int node)
 	return syscall(SYS_mbind, p, len, 2, &mask, 8 * sizeof(mask), 0);
 }
 
-int main(void)
+/* Guest time in ns: under -icount shift=0, executed instructions. */
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int cmp_ull(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Read all of @path; returns the number of bytes. */
+static long read_all(const char *path)
+{
+	static char buf[1 << 16];
+	long total = 0, n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		total += n;
+	close(fd);
+	return total;
+}
+
+#define BENCH_READS	7
+
+/* The median time of BENCH_READS reads of each /proc file. */
+static void bench_files(const char *layout)
+{
+	static const char *const files[] = {
+		"/proc/self/smaps", "/proc/self/smaps_rollup",
+		"/proc/self/numa_maps",
+	};
+	unsigned long long t[BENCH_READS], t0;
+	unsigned int f, r;
+	long n = 0;
+
+	for (f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		read_all(files[f]);	/* warm */
+		for (r = 0; r < BENCH_READS; r++) {
+			t0 = now_ns();
+			n = read_all(files[f]);
+			t[r] = now_ns() - t0;
+		}
+		qsort(t, BENCH_READS, sizeof(t[0]), cmp_ull);
+		printf("PMBENCH: %s %s %llu %ld\n", layout,
+		       strrchr(files[f], '/') + 1, t[BENCH_READS / 2], n);
+	}
+}
+
+/*
+ * The layouts of the bench mode, one at a time in a fresh mapping (the
+ * process's own few VMAs are the same for both kernels).
+ */
+static void bench(void)
+{
+	unsigned long i;
+	char *p;
+
+	p = anon("small-512M", 512 * MB, MADV_NOHUGEPAGE);
+	if (p) {
+		touch(p, 512 * MB, PAGE, 1);
+		bench_files("small-512M");
+		munmap(p, 512 * MB);
+	}
+	p = anon("thp-512M", 512 * MB, MADV_HUGEPAGE);
+	if (p) {
+		touch(p, 512 * MB, PAGE, 1);
+		bench_files("thp-512M");
+		munmap(p, 512 * MB);
+	}
+	/* 64K mTHP only: no PMD THP for this MADV_HUGEPAGE mapping. */
+	if (!put(THP "hugepages-64kB/enabled", "always") &&
+	    !put(THP "hugepages-2048kB/enabled", "never")) {
+		p = anon("mthp64K-256M", 256 * MB, MADV_HUGEPAGE);
+		if (p) {
+			touch(p, 256 * MB, PAGE, 1);
+			bench_files("mthp64K-256M");
+			munmap(p, 256 * MB);
+		}
+	}
+	put(THP "hugepages-64kB/enabled", "never");
+	put(THP "hugepages-2048kB/enabled", "inherit");
+	p = anon("thp-pte-256M", 256 * MB, MADV_HUGEPAGE);
+	if (p) {
+		touch(p, 256 * MB, PAGE, 1);
+		/* One page of each THP zapped: all PTE-mapped. */
+		for (i = 0; i < 256 * MB; i += 2 * MB)
+			madvise(p + i + 5 * PAGE, PAGE, MADV_DONTNEED);
+		bench_files("thp-pte-256M");
+		munmap(p, 256 * MB);
+	}
+	if (have_huge(2048)) {
+		p = map("hugetlb2M-256M", 256 * MB, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB |
+			HUGE_SHIFT(21), -1, GB);
+		if (p) {
+			touch(p, 256 * MB, 2 * MB, 1);
+			bench_files("hugetlb2M-256M");
+			munmap(p, 256 * MB);
+		}
+	}
+	if (have_huge(1048576)) {
+		p = map("hugetlb1G-1G", GB, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB |
+			HUGE_SHIFT(30), -1, GB);
+		if (p) {
+			touch(p, GB, 2 * MB, 1);
+			bench_files("hugetlb1G-1G");
+			munmap(p, GB);
+		}
+	}
+	/* MAP_NORESERVE: 64G is more than the guest could commit. */
+	p = map("sparse-64G", 64 * GB, PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, GB);
+	if (p && madvise(p, 64 * GB, MADV_NOHUGEPAGE))
+		note("sparse-64G: madvise: %s", strerror(errno));
+	if (p) {
+		touch(p, 64 * GB, 2 * MB, 1);
+		bench_files("sparse-64G");
+		munmap(p, 64 * GB);
+	}
+	p = anon("vmas-2000", 2000 * 8 * PAGE, MADV_NOHUGEPAGE);
+	if (p) {
+		/* 2000 VMAs of 1-4 pages: every other page PROT_READ. */
+		for (i = 0; i < 2000; i++) {
+			touch(p + i * 8 * PAGE, (1 + i % 4) * PAGE, PAGE, 1);
+			mprotect(p + i * 8 * PAGE + 4 * PAGE, 4 * PAGE,
+				 PROT_READ);
+		}
+		bench_files("vmas-2000");
+		munmap(p, 2000 * 8 * PAGE);
+	}
+}
+
+int main(int argc, char **argv)
 {
 	char *small, *zero, *thp, *split, *mthp, *shm, *fpriv, *fshared;
 	char *cow, *swp, *sd, *uffd, *locked, *ksm1, *ksm2, *node1, *none;
@@ -439,6 +584,12 @@ int main(void)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	/* On a line of its own: the console may hold the firmware's text. */
 	printf("\nPMCHECK: BEGIN\n");
+	if (argc > 1 && !strcmp(argv[1], "bench")) {
+		bench();
+		printf("PMCHECK: END\n");
+		fflush(stdout);
+		return 0;
+	}
 
 	small = anon("anon-small", 256 * KB, MADV_NOHUGEPAGE);
 	if (small)
