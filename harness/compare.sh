@@ -45,37 +45,6 @@ step() { printf '%s: %s\n' "$PROG" "$*"; }
 [[ -f $BASE/Makefile && -f $TREE/mm/pt_iter.c ]] ||
 	die "no build/base or build/linux: run 'make setup' first"
 
-# Configure the kernel of tree $1 in $2 from the fragments $3...: allnoconfig
-# plus the fragments; the old .config is kept when nothing changed, so that
-# rebuilds stay incremental.  Every "=y" line of the fragments must stick.
-configure() {
-	local src=$1 out=$2 cfg line bad=0
-	shift 2
-	cfg=$out/.config
-	mkdir -p "$out"
-	[[ -f $cfg ]] && cp -p "$cfg" "$cfg.prev"
-	(
-		cd "$src"
-		export "${MAKE_ARCH[@]}"
-		scripts/kconfig/merge_config.sh -n -O "$out" "$@"
-	) >"$out/config.log" 2>&1 || {
-		cat "$out/config.log"
-		die "configuring $out failed"
-	}
-	if [[ -f $cfg.prev ]] && cmp -s "$cfg" "$cfg.prev"; then
-		mv "$cfg.prev" "$cfg"
-	else
-		rm -f "$cfg.prev"
-	fi
-	while read -r line; do
-		[[ $line == CONFIG_*=y ]] || continue
-		grep -qx "$line" "$cfg" && continue
-		warn "$out: $line did not stick"
-		bad=1
-	done < <(cat "$@")
-	((bad == 0)) || die "the configuration of $out lacks wanted options"
-}
-
 # Boot kernel image $1 with the initramfs; console to $2.
 boot() {
 	local image=$1 log=$2 rc
@@ -156,7 +125,7 @@ for ARCH in $ARCHS; do
 			frags+=("$CMP/debug.config")
 		fi
 		step "$ARCH: building the $side kernel (build/logs/build-compare-$side-$ARCH.log)"
-		configure "$src" "$kout" "${frags[@]}"
+		configure_kernel "$src" "$kout" "${frags[@]}"
 		t0=$SECONDS
 		if ! make -C "$src" O="$kout" "${MAKE_ARCH[@]}" -j"$JOBS" \
 			"${IMAGE##*/}" >"$LOGS/build-compare-$side-$ARCH.log" 2>&1; then

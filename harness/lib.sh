@@ -234,3 +234,38 @@ install_packages() {
 		update-ccache-symlinks
 	fi
 }
+
+# Configure a kernel: allnoconfig plus the config fragments $3..., in the
+# output directory $2, from the kernel tree $1 (absolute paths; MAKE_ARCH
+# must be set).
+# The old .config (and its timestamp) is kept when nothing changed, so
+# that rebuilds stay incremental.  Every "=y" line of the fragments must
+# stick (merge_config.sh only warns): dies otherwise.
+configure_kernel() {
+	local src=$1 out=$2 cfg line bad=0
+	shift 2
+	cfg=$out/.config
+	mkdir -p "$out"
+	[[ -f $cfg ]] && cp -p "$cfg" "$cfg.prev"
+	(
+		cd "$src"
+		export "${MAKE_ARCH[@]}"
+		scripts/kconfig/merge_config.sh -n -O "$out" "$@"
+	) >"$out/config.log" 2>&1 || {
+		cat "$out/config.log"
+		die "configuring $out failed"
+	}
+	if [[ -f $cfg.prev ]] && cmp -s "$cfg" "$cfg.prev"; then
+		mv "$cfg.prev" "$cfg"
+	else
+		rm -f "$cfg.prev"
+	fi
+	while read -r line; do
+		[[ $line == CONFIG_*=y ]] || continue
+		grep -qx "$line" "$cfg" && continue
+		warn "$out: $line did not stick; .config has:" \
+		     "'$(grep -E "^(# )?${line%=y}[= ]" "$cfg" || echo nothing)'"
+		bad=1
+	done < <(cat "$@")
+	((bad == 0)) || die "the configuration of $out lacks wanted options"
+}

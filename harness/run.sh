@@ -94,38 +94,9 @@ use_ccache
 mkdir -p "$RUN_OUT/kernel" "$LOGS"
 KMAKE=(make -C "$KSRC" O="$RUN_OUT/kernel" "${MAKE_ARCH[@]}" -j"$JOBS")
 
-# Kernel config: allnoconfig + the fragments, by merge_config.sh -n.  Keep
-# the old .config (and its timestamp) when nothing changed, so that
-# rebuilds stay incremental.
 step "configuring the $ARCH kernel in build/out/run-$ARCH/kernel"
-FRAGS=("$HARNESS/run.config" "$HARNESS/run-$ARCH.config")
-cfg=$RUN_OUT/kernel/.config
-[[ -f $cfg ]] && cp -p "$cfg" "$cfg.prev"
-(
-	cd "$KSRC"
-	export "${MAKE_ARCH[@]}"
-	scripts/kconfig/merge_config.sh -n -O "$RUN_OUT/kernel" "${FRAGS[@]}"
-) >"$LOGS/config-run-$ARCH.log" 2>&1 || {
-	cat "$LOGS/config-run-$ARCH.log"
-	die "kernel configuration failed"
-}
-if [[ -f $cfg.prev ]] && cmp -s "$cfg" "$cfg.prev"; then
-	mv "$cfg.prev" "$cfg"
-else
-	rm -f "$cfg.prev"
-fi
-
-# Every wanted option must have stuck (merge_config.sh only warns).
-bad=0
-while read -r line; do
-	[[ $line == CONFIG_*=y ]] || continue
-	if ! grep -qx "$line" "$cfg"; then
-		warn "$line did not stick; .config has:" \
-		     "'$(grep -E "^(# )?${line%=y}[= ]" "$cfg" || echo nothing)'"
-		bad=1
-	fi
-done < <(cat "${FRAGS[@]}")
-((bad == 0)) || die "the kernel config lacks wanted options (see above)"
+configure_kernel "$KSRC" "$RUN_OUT/kernel" "$HARNESS/run.config" \
+	"$HARNESS/run-$ARCH.config"
 
 step "building the kernel ($IMAGE_TARGET); log in build/logs/build-run-$ARCH.log"
 t0=$SECONDS
