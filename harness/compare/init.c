@@ -75,10 +75,12 @@ static void zram_swap(void)
 
 int main(void)
 {
-	char *argv[] = { "/bin/pmcheck", NULL, NULL };
+	static char *const check[] = { "/bin/pmcheck", NULL };
+	static char *const bench[] = { "/bin/pmcheck", "bench", NULL };
+	static char *const envp[] = { "PATH=/bin", NULL };
+	char *const *argv = check;
 	char cmdline[1024] = "";
 	int fd;
-	char *envp[] = { "PATH=/bin", NULL };
 	int status = 0;
 	cpu_set_t cpu0;
 	pid_t pid;
@@ -118,7 +120,7 @@ int main(void)
 		close(fd);
 	}
 	if (strstr(cmdline, "pmcheck=bench"))
-		argv[1] = "bench";
+		argv = bench;
 
 	pid = fork();
 	if (pid == 0) {

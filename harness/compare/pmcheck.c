@@ -53,6 +53,7 @@
 #define THP			"/sys/kernel/mm/transparent_hugepage/"
 #define HUGE_SHIFT(s)		((unsigned int)(s) << 26)	/* MAP/MFD_HUGE_* */
 
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define KB			1024UL
 #define MB			(1024 * KB)
 #define GB			(1024 * MB)
@@ -130,14 +131,15 @@ static void touch(char *p, unsigned long len, unsigned long step, int val)
 		p[i] = (char)(val + i / step);
 }
 
+/* Where readall() puts what it reads, so that the reads are not dropped. */
+unsigned long pmcheck_sink;
+
 static void readall(const char *p, unsigned long len, unsigned long step)
 {
-	volatile char c;
 	unsigned long i;
 
 	for (i = 0; i < len; i += step)
-		c = p[i];
-	(void)c;
+		pmcheck_sink += p[i];
 }
 
 static void pageout(const char *label, char *p, unsigned long len)
@@ -474,7 +476,7 @@ static void bench_files(const char *layout)
 	unsigned int f, r;
 	long n = 0;
 
-	for (f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+	for (f = 0; f < ARRAY_SIZE(files); f++) {
 		read_all(files[f]);	/* warm */
 		for (r = 0; r < BENCH_READS; r++) {
 			t0 = now_ns();
@@ -730,7 +732,8 @@ int main(int argc, char **argv)
 	/* After fork: the child writes half of "cow", the parent looks. */
 	if (pipe(sync_fd)) {
 		note("fork: pipe: %s", strerror(errno));
-		sync_fd[0] = sync_fd[1] = -1;
+		sync_fd[0] = -1;
+		sync_fd[1] = -1;
 	}
 	pid = fork();
 	if (pid == 0) {
