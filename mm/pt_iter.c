@@ -1032,9 +1032,17 @@ pmd_level:
 void __pt_iter_start(struct pt_iter_state *s, struct vm_area_struct *vma,
 		     unsigned long start, unsigned long end, unsigned int flags)
 {
-	pt_iter_assert_locked(vma);
 	VM_WARN_ON_ONCE(!PAGE_ALIGNED(start) || !PAGE_ALIGNED(end));
 	VM_WARN_ON_ONCE(start < vma->vm_start || end > vma->vm_end);
+	/*
+	 * A VMA of no mm, the gate VMA of x86's vsyscall page that /proc
+	 * shows with a task's VMAs, has no page tables of a task to walk
+	 * (walk_page_vma() refuses it too): the walk is empty.
+	 */
+	if (unlikely(!vma->vm_mm))
+		end = start;
+	else
+		pt_iter_assert_locked(vma);
 
 	*s = (struct pt_iter_state) {
 		.cur = {

@@ -246,7 +246,8 @@ static __always_inline unsigned int __pt_iter_flags(unsigned int flags)
  * pt_iter_start - prepare a walk of a VMA range
  * @it: the caller's iterator, which receives the entries.
  * @s: the walk's state, which must live until the walk ends.
- * @vma: the VMA to walk.
+ * @vma: the VMA to walk.  The walk of a VMA of no mm (the gate VMA of
+ *	x86's vsyscall page, which /proc shows with a task's VMAs) is empty.
  * @start: first address to walk, page aligned, within @vma.
  * @end: end of the walk, page aligned, at most @vma->vm_end.
  * @flags: %PT_ITER_HOLES to be told about holes, %PT_ITER_BATCH to get

@@ -2647,6 +2647,26 @@ static void pt_race_walk(struct pt_walk *w, struct vm_area_struct *vma,
 }
 
 /*
+ * 16b. A VMA of no mm: /proc hands the gate VMA of x86's vsyscall page to
+ * its walkers with the task's own VMAs.  Its walk is empty, even over
+ * addresses where the task has pages, and takes no lock.
+ */
+static void pt_iter_test_no_mm(struct kunit *test)
+{
+	unsigned long a = pt_test_anon(test, PMD_SIZE, PMD_SIZE, 0);
+	struct vm_area_struct gate = { .vm_start = a, .vm_end = a + P(4) };
+	int base = pt_test_lock_depth(), n = 0;
+	struct pt_iter it;
+
+	pt_test_write(test, a, P(4));
+	for_each_pt_entry(&it, &gate, a, a + P(4), PT_ITER_HOLES)
+		n++;
+	KUNIT_EXPECT_EQ(test, n, 0);
+	if (pt_test_depth_valid())
+		KUNIT_EXPECT_EQ(test, pt_test_lock_depth(), base);
+}
+
+/*
  * 17. Walks racing with faults and zaps of another thread of the mm: every
  * entry stays sane, and nothing crashes or trips lockdep.
  */
@@ -4097,6 +4117,7 @@ static struct kunit_case pt_iter_test_cases[] = {
 	KUNIT_CASE(pt_iter_test_break),
 	KUNIT_CASE(pt_iter_test_pause),
 	KUNIT_CASE(pt_iter_test_vma_lock),
+	KUNIT_CASE(pt_iter_test_no_mm),
 	KUNIT_CASE_SLOW(pt_iter_test_race),
 	KUNIT_CASE_PARAM(pt_iter_test_reference, pt_ref_gen_params),
 	{}
