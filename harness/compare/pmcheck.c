@@ -490,6 +490,45 @@ static void bench_files(const char *layout)
 }
 
 /*
+ * Fragment the THPs of [p, p + len): a child shares them while the parent
+ * writes one page of each 2M, which maps the rest of the THP by PTEs around
+ * a CoW'd page; then a hole and a few swapped out pages every 8M.
+ */
+static void fragment(char *p, unsigned long len)
+{
+	unsigned long i;
+	int fds[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(fds)) {
+		note("fragment: pipe: %s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(fds[1]);
+		/* Until the parent is done writing. */
+		while (read(fds[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(fds[0]);
+	if (pid < 0)
+		note("fragment: fork: %s", strerror(errno));
+	for (i = 0; i < len; i += 2 * MB)
+		p[i + (i / (2 * MB) % 512) * PAGE] = 2;
+	close(fds[1]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	for (i = 0; i < len; i += 8 * MB) {
+		if (madvise(p + i + 100 * PAGE, 4 * PAGE, MADV_DONTNEED))
+			note("fragment: MADV_DONTNEED: %s", strerror(errno));
+		pageout("fragment", p + i + 200 * PAGE, 16 * PAGE);
+	}
+}
+
+/*
  * The layouts of the bench mode, one at a time in a fresh mapping (the
  * process's own few VMAs are the same for both kernels).
  */
@@ -529,6 +568,13 @@ static void bench(void)
 		for (i = 0; i < 256 * MB; i += 2 * MB)
 			madvise(p + i + 5 * PAGE, PAGE, MADV_DONTNEED);
 		bench_files("thp-pte-256M");
+		munmap(p, 256 * MB);
+	}
+	p = anon("fragmented-256M", 256 * MB, MADV_HUGEPAGE);
+	if (p) {
+		touch(p, 256 * MB, PAGE, 1);
+		fragment(p, 256 * MB);
+		bench_files("fragmented-256M");
 		munmap(p, 256 * MB);
 	}
 	if (have_huge(2048)) {
