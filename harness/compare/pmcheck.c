@@ -96,21 +96,27 @@ static int put(const char *path, const char *val)
 }
 
 /* Map @len bytes of the next gigabyte slot (two for 1G pages) as @label. */
-static char *map(const char *label, unsigned long len, int prot, int flags,
-		 int fd, unsigned long align)
+static char *map_off(const char *label, unsigned long len, int prot,
+		     int flags, int fd, off_t off, unsigned long align)
 {
 	unsigned long addr;
 	void *p;
 
 	addr = (next_slot + align - 1) & ~(align - 1);
 	next_slot = addr + ((len + GB - 1) & ~(GB - 1)) + GB;
-	p = mmap((void *)addr, len, prot, flags | MAP_FIXED_NOREPLACE, fd, 0);
+	p = mmap((void *)addr, len, prot, flags | MAP_FIXED_NOREPLACE, fd, off);
 	if (p == MAP_FAILED) {
 		note("%s: mmap: %s", label, strerror(errno));
 		return NULL;
 	}
 	regions[nr_regions++] = (struct region){ label, addr, len };
 	return p;
+}
+
+static char *map(const char *label, unsigned long len, int prot, int flags,
+		 int fd, unsigned long align)
+{
+	return map_off(label, len, prot, flags, fd, 0, align);
 }
 
 static char *anon(const char *label, unsigned long len, int advice)
@@ -502,7 +508,7 @@ static void fragment(char *p, unsigned long len)
 	char c;
 
 	if (pipe(fds)) {
-		note("fragment: pipe: %s", strerror(errno));
+		note("fragmented-256M: pipe: %s", strerror(errno));
 		return;
 	}
 	pid = fork();
@@ -515,7 +521,7 @@ static void fragment(char *p, unsigned long len)
 	}
 	close(fds[0]);
 	if (pid < 0)
-		note("fragment: fork: %s", strerror(errno));
+		note("fragmented-256M: fork: %s", strerror(errno));
 	for (i = 0; i < len; i += 2 * MB)
 		p[i + (i / (2 * MB) % 512) * PAGE] = 2;
 	close(fds[1]);
@@ -523,8 +529,8 @@ static void fragment(char *p, unsigned long len)
 		waitpid(pid, NULL, 0);
 	for (i = 0; i < len; i += 8 * MB) {
 		if (madvise(p + i + 100 * PAGE, 4 * PAGE, MADV_DONTNEED))
-			note("fragment: MADV_DONTNEED: %s", strerror(errno));
-		pageout("fragment", p + i + 200 * PAGE, 16 * PAGE);
+			note("fragmented-256M: MADV_DONTNEED: %s", strerror(errno));
+		pageout("fragmented-256M", p + i + 200 * PAGE, 16 * PAGE);
 	}
 }
 
@@ -767,6 +773,27 @@ int main(int argc, char **argv)
 		touch(none, 64 * KB, PAGE, 12);
 		mprotect(none, 128 * KB, PROT_NONE);
 	}
+
+#ifdef __x86_64__
+	/*
+	 * A private pfn mapping (VM_PFNMAP) of the BIOS area, two of its
+	 * pages CoW'd: normal pages in a pfn mapping.
+	 */
+	fd = open("/dev/mem", O_RDONLY);
+	if (fd < 0) {
+		note("pfnmap-cow: /dev/mem: %s", strerror(errno));
+	} else {
+		char *pfn = map_off("pfnmap-cow", 64 * KB,
+				    PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
+				    0xe0000, GB);
+
+		if (pfn) {
+			readall(pfn, 64 * KB, PAGE);
+			touch(pfn + 4 * PAGE, 2 * PAGE, PAGE, 15);
+		}
+		close(fd);
+	}
+#endif
 
 	sd = anon("soft-dirty", 256 * KB, MADV_NOHUGEPAGE);
 	cow = anon("cow", 256 * KB, MADV_NOHUGEPAGE);
