@@ -9,6 +9,8 @@
 # catalogue of mappings and prints what /proc says about each, and compare
 # the two outputs byte for byte.  The output of the stock kernel is the
 # reference: a difference fails, and so does a kernel warning in either.
+# After pmcheck the guest runs the selftests of harness/compare/
+# selftests.list; their results must be the same on both kernels too.
 #
 # Usage: harness/compare.sh            (ARCHS="x86_64 arm64", the default)
 #        ARCHS=x86_64 harness/compare.sh
@@ -16,6 +18,7 @@
 #   ARCHS     architectures (x86_64, arm64)
 #   JOBS      parallel build jobs (default: nproc)
 #   TIMEOUT   seconds a guest may run (default: 900)
+#   SELFTESTS 0 to leave the selftests out
 #
 # With BENCH=1, the bench mode instead: the patched kernel is built
 # without the debug options (build/out/compare-patched-bench-$ARCH), both
@@ -57,6 +60,52 @@ boot() {
 	rc=${PIPESTATUS[0]}
 	set -e
 	return "$rc"
+}
+
+# The selftests of harness/compare/selftests.list for $ARCH, static, into
+# $WORK/st with the list /init reads; built from build/base against its
+# own headers (Debian's libc headers are older than 6.12).
+build_selftests() {
+	local sel=$BASE/tools/testing/selftests hdr=$WORK/headers st=$WORK/st
+	local name src archs secs extra
+	if [[ ! -f $hdr/.installed ]]; then
+		rm -rf "$hdr"
+		make -s -C "$BASE" O="$OUT/compare-stock-$ARCH" "${MAKE_ARCH[@]}" \
+			headers_install INSTALL_HDR_PATH="$hdr" >/dev/null
+		touch "$hdr/.installed"
+	fi
+	rm -rf "$st"
+	mkdir -p "$st/inc"
+	# mm/cow.c wants check_config.sh's output: no liburing here.
+	echo '/* no liburing */' >"$st/inc/local_config.h"
+	: >"$st/list"
+	while read -r name src archs secs; do
+		[[ -z $name || $name == \#* ]] && continue
+		[[ ,$archs, == *,"$ARCH",* ]] || continue
+		extra=()
+		[[ $src == mm/* ]] && extra=(-include "$sel/kselftest.h"
+			"$sel/mm/vm_util.c" "$sel/mm/thp_settings.c")
+		[[ $name == split_huge_page_test ]] && extra+=("$CMP/st_write.c"
+			-Wl,--wrap=write,--wrap=close,--wrap=sync)
+		"$CC_USER" -static -O2 -D_GNU_SOURCE -w -isystem "$hdr/include" \
+			-I"$sel" -I"$sel/${src%%/*}" -I"$st/inc" -o "$st/$name" \
+			"$sel/$src" "${extra[@]}" -lrt -lpthread -lm ||
+			die "$ARCH: selftest $src does not build"
+		echo "$name $secs" >>"$st/list"
+	done <"$CMP/selftests.list"
+}
+
+# The results of the selftests in console log $1: per test, its TAP and
+# pass/fail lines and how it ended, each prefixed with the test's name.
+selftest_results() {
+	# khugepaged's progress counters ("... 17/512...") are dropped: where
+	# the console breaks those lines depends on timing.
+	awk '/^SELFTEST: BEGIN / { t = $3; next }
+	     /^SELFTEST: END / { print $3 ": " $4 " " $5; t = ""; next }
+	     t == "" { next }
+	     { gsub(/[^.]*[0-9]+\/[0-9]+\.\.\./, ""); gsub(/\.\.\.+/, "...") }
+	     /^(not )?ok [0-9]/ || /^# Totals/ || /^Bail out/ ||
+	     /(OK|Fail|Skip)$/ { print t ": " $0 }' "$1"
 }
 
 passed=0
@@ -139,6 +188,8 @@ for ARCH in $ARCHS; do
 	CFLAGS_USER=(-static -O2 -Wall -Wextra -Werror)
 	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/init" "$CMP/init.c"
 	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/pmcheck" "$CMP/pmcheck.c"
+	rm -rf "$WORK/st"
+	[[ ${BENCH:-0} != 0 || ${SELFTESTS:-1} == 0 ]] || build_selftests
 	GEN_CPIO=$OUT/compare-stock-$ARCH/usr/gen_init_cpio
 	[[ -x $GEN_CPIO ]] ||
 		make -C "$BASE" O="$OUT/compare-stock-$ARCH" "${MAKE_ARCH[@]}" \
@@ -153,6 +204,13 @@ dir /bin 0755 0 0
 file /init $WORK/init 0755 0 0
 file /bin/pmcheck $WORK/pmcheck 0755 0 0
 LIST
+	if [[ -f $WORK/st/list ]]; then
+		echo "dir /bin/st 0755 0 0"
+		echo "file /bin/st/list $WORK/st/list 0644 0 0"
+		while read -r name _; do
+			echo "file /bin/st/$name $WORK/st/$name 0755 0 0"
+		done <"$WORK/st/list"
+	fi >>"$WORK/initramfs.list"
 	"$GEN_CPIO" "$WORK/initramfs.list" >"$WORK/initramfs.cpio"
 
 	for side in stock patched; do
@@ -164,7 +222,8 @@ LIST
 		boot "$kout/$IMAGE" "$log" || true
 		sed -n '/^PMCHECK: BEGIN$/,/^PMCHECK: END$/p' "$log" \
 			>"$LOGS/compare-$side-$ARCH.out"
-		step "$ARCH: $side guest ran for $((SECONDS - t0))s: $(wc -l <"$LOGS/compare-$side-$ARCH.out") lines"
+		selftest_results "$log" >"$LOGS/compare-$side-$ARCH.selftests"
+		step "$ARCH: $side guest ran for $((SECONDS - t0))s: $(wc -l <"$LOGS/compare-$side-$ARCH.out") lines, $(grep -c ': exit \|: signal \|: lost' "$LOGS/compare-$side-$ARCH.selftests") selftests"
 		if ! grep -q '^PMCHECK: END' "$log"; then
 			warn "$ARCH: pmcheck did not finish on the $side kernel (see $log)"
 			ok=0
@@ -203,7 +262,15 @@ LIST
 		head -40 "$LOGS/compare-$ARCH.diff" >&2
 		ok=0
 	fi
+	if ! diff -u "$LOGS/compare-stock-$ARCH.selftests" \
+		"$LOGS/compare-patched-$ARCH.selftests" \
+		>"$LOGS/compare-$ARCH.selftests.diff"; then
+		warn "$ARCH: the selftests differ between stock and patched (build/logs/compare-$ARCH.selftests.diff):"
+		head -40 "$LOGS/compare-$ARCH.selftests.diff" >&2
+		ok=0
+	fi
 	if ((ok)); then
+		step "$ARCH: selftests: $(grep -c ': \(not \)\?ok ' "$LOGS/compare-stock-$ARCH.selftests") TAP results and $(grep -c ': exit \|: signal \|: lost' "$LOGS/compare-stock-$ARCH.selftests") exit statuses the same on both kernels"
 		step "$ARCH: identical ($(grep -c '^= ' "$LOGS/compare-stock-$ARCH.out") dumps, $(grep -c '^! ' "$LOGS/compare-stock-$ARCH.out") catalogue steps unavailable, $(grep -c 'masked, stock bug' "$LOGS/compare-stock-$ARCH.masked") stock-bug lines masked)"
 		passed=$((passed + 1))
 	else

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /init of the `make compare` guest: mount proc, sysfs, devtmpfs and a
- * tmpfs on /tmp, make a 64M zram device the swap, run /bin/pmcheck, then
- * power the machine off (or, on x86 without ACPI, reset it: QEMU runs with
- * -no-reboot and exits).
+ * tmpfs on /tmp, make a 64M zram device the swap, run /bin/pmcheck and the
+ * selftests of /bin/st/list, then power the machine off (or, on x86 without
+ * ACPI, reset it: QEMU runs with -no-reboot and exits).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <sched.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SWAP_SIZE	(64UL << 20)
@@ -73,6 +75,60 @@ static void zram_swap(void)
 		printf("init: swapon: %s\n", strerror(errno));
 }
 
+/*
+ * Run the selftests that /bin/st/list names ("name seconds" per line), one
+ * at a time in /tmp, each killed after its seconds; their output goes to
+ * the console between "SELFTEST: BEGIN name" and "SELFTEST: END name ...".
+ */
+static void selftests(char *const *envp)
+{
+	char name[64], path[96];
+	struct timespec t0, t1;
+	unsigned int secs;
+	int status;
+	FILE *list;
+	pid_t pid;
+
+	list = fopen("/bin/st/list", "r");
+	if (!list)
+		return;
+	while (fscanf(list, "%63s %u", name, &secs) == 2) {
+		char *const argv[] = { name, NULL };
+
+		snprintf(path, sizeof(path), "/bin/st/%s", name);
+		printf("SELFTEST: BEGIN %s\n", name);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		pid = fork();
+		if (pid == 0) {
+			setpgid(0, 0);
+			if (chdir("/tmp"))
+				_exit(126);
+			/* Kept across execve(): the test's own time limit. */
+			alarm(secs);
+			execve(path, argv, envp);
+			printf("init: exec %s: %s\n", path, strerror(errno));
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+			printf("SELFTEST: END %s lost\n", name);
+			continue;
+		}
+		/* Whatever it left behind goes too. */
+		kill(-pid, SIGKILL);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		/* The seconds it took come last: not part of the result. */
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (WIFEXITED(status))
+			printf("SELFTEST: END %s exit %d %lds\n", name,
+			       WEXITSTATUS(status), (long)(t1.tv_sec - t0.tv_sec));
+		else
+			printf("SELFTEST: END %s signal %d %lds\n", name,
+			       WTERMSIG(status), (long)(t1.tv_sec - t0.tv_sec));
+	}
+	fclose(list);
+}
+
 int main(void)
 {
 	static char *const check[] = { "/bin/pmcheck", NULL };
@@ -90,6 +146,7 @@ int main(void)
 	do_mount("sysfs", "/sys", "sysfs");
 	do_mount("devtmpfs", "/dev", "devtmpfs");
 	do_mount("tmpfs", "/tmp", "tmpfs");
+	do_mount("debugfs", "/sys/kernel/debug", "debugfs");
 	zram_swap();
 	put("/proc/sys/kernel/randomize_va_space", "0");
 	/*
@@ -133,6 +190,8 @@ int main(void)
 	else if (waitpid(pid, &status, 0) == pid)
 		printf("init: pmcheck exited with status %d\n",
 		       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	if (argv == check)
+		selftests(envp);
 
 	sync();
 #ifdef __x86_64__
