@@ -4,8 +4,9 @@
 #  2. scripts/checkpatch.pl --strict -f on every new .c/.h file;
 #  3. scripts/kernel-doc -Wall on include/linux/pt_iter.h and mm/pt_iter*.c,
 #     and on the functions the series adds to existing files;
-#  4. a W=1 C=1 (gcc extra warnings + sparse) build of the pt_iter objects,
-#     in the x86_64 KUnit build directory;
+#  4. a W=1 C=1 (gcc extra warnings + sparse) build of the pt_iter objects
+#     and of fs/proc/task_mmu.o (its walkers are pt_iter users), in the
+#     x86_64 KUnit build directory;
 #  5. no indirect call in the walk: objdump of mm/pt_iter.o (x86_64, built
 #     with retpolines) must show no indirect call or jump and no reference
 #     to a retpoline thunk.
@@ -15,7 +16,8 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 ARCH=x86_64
-OBJS=(mm/pt_iter.o mm/pt_iter_debugfs.o mm/tests/pt_iter_kunit.o mm/tests/pt_iter_bench.o)
+OBJS=(mm/pt_iter.o mm/pt_iter_debugfs.o mm/tests/pt_iter_kunit.o mm/tests/pt_iter_bench.o
+      fs/proc/task_mmu.o)
 BAD=()
 
 # step NAME OUTPUT-FILE STATUS: report one step; its output only if it failed.

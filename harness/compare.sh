@@ -67,7 +67,7 @@ boot() {
 # own headers (Debian's libc headers are older than 6.12).
 build_selftests() {
 	local sel=$BASE/tools/testing/selftests hdr=$WORK/headers st=$WORK/st
-	local name src archs secs extra
+	local name src archs secs args prog extra
 	if [[ ! -f $hdr/.installed ]]; then
 		rm -rf "$hdr"
 		make -s -C "$BASE" O="$OUT/compare-stock-$ARCH" "${MAKE_ARCH[@]}" \
@@ -79,19 +79,24 @@ build_selftests() {
 	# mm/cow.c wants check_config.sh's output: no liburing here.
 	echo '/* no liburing */' >"$st/inc/local_config.h"
 	: >"$st/list"
-	while read -r name src archs secs; do
+	while read -r name src archs secs args; do
 		[[ -z $name || $name == \#* ]] && continue
 		[[ ,$archs, == *,"$ARCH",* ]] || continue
+		prog=$(basename "$src" .c)
+		echo "$name $secs $prog $args" >>"$st/list"
+		[[ -f $st/$prog ]] && continue
 		extra=()
 		[[ $src == mm/* ]] && extra=(-include "$sel/kselftest.h"
 			"$sel/mm/vm_util.c" "$sel/mm/thp_settings.c")
-		[[ $name == split_huge_page_test ]] && extra+=("$CMP/st_write.c"
+		[[ $prog == uffd-unit-tests ]] && extra+=("$sel/mm/uffd-common.c")
+		[[ $prog == split_huge_page_test ]] && extra+=("$CMP/st_write.c"
 			-Wl,--wrap=write,--wrap=close,--wrap=sync)
+		# __FILE__ without the path: pagemap_ioctl names files after it.
 		"$CC_USER" -static -O2 -D_GNU_SOURCE -w -isystem "$hdr/include" \
-			-I"$sel" -I"$sel/${src%%/*}" -I"$st/inc" -o "$st/$name" \
+			-fmacro-prefix-map="$sel/${src%/*}/=" \
+			-I"$sel" -I"$sel/${src%%/*}" -I"$st/inc" -o "$st/$prog" \
 			"$sel/$src" "${extra[@]}" -lrt -lpthread -lm ||
 			die "$ARCH: selftest $src does not build"
-		echo "$name $secs" >>"$st/list"
 	done <"$CMP/selftests.list"
 }
 
@@ -99,13 +104,17 @@ build_selftests() {
 # pass/fail lines and how it ended, each prefixed with the test's name.
 selftest_results() {
 	# khugepaged's progress counters ("... 17/512...") are dropped: where
-	# the console breaks those lines depends on timing.
+	# the console breaks those lines depends on timing; so are the counts
+	# of pagemap_ioctl's transact_test (faults that raced with its scans).
 	awk '/^SELFTEST: BEGIN / { t = $3; next }
 	     /^SELFTEST: END / { print $3 ": " $4 " " $5; t = ""; next }
 	     t == "" { next }
-	     { gsub(/[^.]*[0-9]+\/[0-9]+\.\.\./, ""); gsub(/\.\.\.+/, "...") }
+	     { gsub(/[^.]*[0-9]+\/[0-9]+\.\.\./, ""); gsub(/\.\.\.+/, "...")
+	       gsub(/Extra pages [0-9]+ \([0-9.]+%\), extra thread faults [0-9]+/,
+		    "Extra pages and faults (not compared)") }
 	     /^(not )?ok [0-9]/ || /^# Totals/ || /^Bail out/ ||
-	     /(OK|Fail|Skip)$/ { print t ": " $0 }' "$1"
+	     /(OK|Fail|Skip)$/ || /^Testing .* on .*\.\.\. / ||
+	     /^Userfaults unit tests:/ { print t ": " $0 }' "$1"
 }
 
 passed=0
@@ -122,23 +131,23 @@ for ARCH in $ARCHS; do
 		CC_USER=gcc
 		IMAGE=arch/x86/boot/bzImage
 		QEMU=qemu-system-x86_64
-		# 5G: room for a 1G hugetlb page at boot (see harness/run.sh).
-		QEMU_ARGS=(-M pc -cpu max -m 6G -smp 2)
+		# 8G: room for two 1G hugetlb pages at boot, and 160M of 2M.
+		QEMU_ARGS=(-M pc -cpu max -m 8G -smp 2)
 		APPEND="console=ttyS0 numa=fake=2"
-		HUGE="hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=8"
+		HUGE="hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=80"
 		;;
 	arm64)
 		CC_USER=aarch64-linux-gnu-gcc
 		IMAGE=arch/arm64/boot/Image
 		QEMU=qemu-system-aarch64
-		QEMU_ARGS=(-M virt -cpu max -m 6G -smp 2
-			   -object memory-backend-ram,id=m0,size=3G
-			   -object memory-backend-ram,id=m1,size=3G
+		QEMU_ARGS=(-M virt -cpu max -m 8G -smp 2
+			   -object memory-backend-ram,id=m0,size=4G
+			   -object memory-backend-ram,id=m1,size=4G
 			   -numa node,nodeid=0,cpus=0,memdev=m0
 			   -numa node,nodeid=1,cpus=1,memdev=m1)
 		APPEND="console=ttyAMA0"
-		HUGE="hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=8"
-		HUGE+=" hugepagesz=64K hugepages=8 hugepagesz=32M hugepages=4"
+		HUGE="hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=80"
+		HUGE+=" hugepagesz=64K hugepages=16 hugepagesz=32M hugepages=6"
 		install_packages qemu-system-arm gcc-aarch64-linux-gnu \
 			libc6-dev-arm64-cross
 		;;
@@ -207,9 +216,9 @@ LIST
 	if [[ -f $WORK/st/list ]]; then
 		echo "dir /bin/st 0755 0 0"
 		echo "file /bin/st/list $WORK/st/list 0644 0 0"
-		while read -r name _; do
-			echo "file /bin/st/$name $WORK/st/$name 0755 0 0"
-		done <"$WORK/st/list"
+		while read -r _ _ prog _; do
+			echo "file /bin/st/$prog $WORK/st/$prog 0755 0 0"
+		done < <(sort -u -k3,3 "$WORK/st/list")
 	fi >>"$WORK/initramfs.list"
 	"$GEN_CPIO" "$WORK/initramfs.list" >"$WORK/initramfs.cpio"
 

@@ -170,19 +170,45 @@ static inline void pt_iter_set_leaf(struct pt_iter_state *s,
 }
 
 /*
- * [s->cur._next, next) holds nothing.  Remember it as (part of) the pending
- * hole if the caller wants holes, and move on.
+ * The level of a hugetlb page of @size.  Where the PMD level is folded
+ * (PMD_SIZE == PUD_SIZE), a page of that size is a PMD leaf, as a THP of
+ * that size is.
  */
-static inline void pt_iter_hole(struct pt_iter_state *s, unsigned long next,
+static enum pt_iter_level pt_iter_size_level(unsigned long size)
+{
+	if (size == PMD_SIZE)
+		return PT_ITER_PMD;
+	if (size >= PUD_SIZE)
+		return PT_ITER_PUD;
+	if (size > PMD_SIZE)
+		return PT_ITER_PMD;
+	return PT_ITER_PTE;
+}
+
+static bool pt_iter_report_hole(struct pt_iter_state *s, unsigned long end);
+
+/*
+ * [s->cur._next, next) holds nothing at @level.  Remember it as (part of)
+ * the pending hole if the caller wants holes, and move on.  A hole is made
+ * of empty entries of one level: if the pending one is of another level,
+ * it is reported instead (ending here), and true returned; the next step
+ * comes back here.  No lock may be held but a mapped PTE table's, which
+ * only a hole of that table may be pending in.
+ */
+static inline bool pt_iter_hole(struct pt_iter_state *s, unsigned long next,
 				enum pt_iter_level level)
 {
-	if ((s->cur._flags & PT_ITER_HOLES) &&
-	    s->hole_start == PT_ITER_NO_HOLE) {
-		s->hole_start = s->cur._next;
-		s->hole_level = level;
-		s->hole_in_table = level == PT_ITER_PTE && s->pte_table;
+	if (s->cur._flags & PT_ITER_HOLES) {
+		if (s->hole_start == PT_ITER_NO_HOLE) {
+			s->hole_start = s->cur._next;
+			s->hole_level = level;
+			s->hole_in_table = level == PT_ITER_PTE && s->pte_table;
+		} else if (s->hole_level != level) {
+			return pt_iter_report_hole(s, s->cur._next);
+		}
 	}
 	s->cur._next = next;
+	return false;
 }
 
 /*
@@ -199,6 +225,9 @@ static bool pt_iter_report_hole(struct pt_iter_state *s, unsigned long end)
 	s->hole_start = PT_ITER_NO_HOLE;
 	s->hole_in_table = false;
 	pt_iter_set(s, PT_ITER_NONE, s->hole_level, start, end);
+	/* Empty hugetlb entries, not a missing table: see pt_iter_hugetlb(). */
+	if (s->hsize && s->hole_level == pt_iter_size_level(s->hsize))
+		s->cur._attrs |= PT_ATTR_HUGETLB;
 	s->cur.pte = __pte(0);
 	if (in_table) {
 		s->cur.ptep = s->pte_table + pte_index(start);
@@ -445,8 +474,11 @@ static bool pt_iter_scan_table(struct pt_iter_state *s)
 				s->cur._next = addr;
 				pt_iter_hole(s, addr, PT_ITER_PTE);
 				new_hole = false;
+				continue;
 			}
-			continue;
+			/* A hole of a higher level ends here. */
+			if (!pt_iter_hole_pending(s) || s->hole_in_table)
+				continue;
 		}
 		s->cur._next = addr;
 		if (pt_iter_hole_pending(s)) {
@@ -469,7 +501,13 @@ static bool pt_iter_scan_table(struct pt_iter_state *s)
 			pt_iter_set_swp(s, type, swp, 0);
 			if (pte_swp_soft_dirty(pte))
 				s->cur._attrs |= PT_ATTR_SOFT_DIRTY;
-			if (pte_swp_uffd_wp_any(pte))
+			/*
+			 * The bit itself: pte_swp_uffd_wp_any() is false for
+			 * every entry without CONFIG_PTE_MARKER_UFFD_WP, where
+			 * anonymous memory has uffd-wp all the same.  A uffd-wp
+			 * marker's is set by pt_iter_set_swp().
+			 */
+			if (pte_swp_uffd_wp(pte))
 				s->cur._attrs |= PT_ATTR_UFFD_WP;
 		}
 		s->cur.pte = pte;
@@ -479,9 +517,8 @@ static bool pt_iter_scan_table(struct pt_iter_state *s)
 		return true;
 	}
 	s->cur._next = end;
-	/* The walk ends in this table, and so does the hole. */
-	if (pt_iter_hole_pending(s) && s->hole_in_table &&
-	    end == s->range_end)
+	/* A hole of the table ends with it, and is reported with its lock. */
+	if (pt_iter_hole_pending(s) && s->hole_in_table)
 		return pt_iter_report_hole(s, end);
 	return false;
 }
@@ -547,22 +584,6 @@ static bool pt_iter_set_pud(struct pt_iter_state *s, pud_t pud,
 #endif
 
 #ifdef CONFIG_HUGETLB_PAGE
-/*
- * The level of a hugetlb page of @size.  Where the PMD level is folded
- * (PMD_SIZE == PUD_SIZE), a page of that size is a PMD leaf, as a THP of
- * that size is.
- */
-static enum pt_iter_level pt_iter_size_level(unsigned long size)
-{
-	if (size == PMD_SIZE)
-		return PT_ITER_PMD;
-	if (size >= PUD_SIZE)
-		return PT_ITER_PUD;
-	if (size > PMD_SIZE)
-		return PT_ITER_PMD;
-	return PT_ITER_PTE;
-}
-
 /* What every hugetlb entry smaller than PUD_SIZE has, after its kind. */
 static inline void pt_iter_hugetlb_tail(struct pt_iter_state *s, pte_t *ptep,
 					pte_t pte)
@@ -631,16 +652,18 @@ static bool pt_iter_hugetlb(struct pt_iter_state *s, pte_t *ptep)
 
 	if (!ptep)
 		ptep = hugetlb_walk(vma, start, size);
-	if (!ptep) {
-		pt_iter_hole(s, next, level);
-		return false;
-	}
+	/*
+	 * No table to hold the entry: a hole of the level above (the first
+	 * missing entry is there, or higher), not one of empty hugetlb
+	 * entries, which only exist in a table.
+	 */
+	if (!ptep)
+		return pt_iter_hole(s, next, level + 1);
 	ptl = huge_pte_lock(h, vma->vm_mm, ptep);
 	pte = huge_ptep_get(vma->vm_mm, start, ptep);
 	if (huge_pte_none(pte)) {
 		spin_unlock(ptl);
-		pt_iter_hole(s, next, level);
-		return false;
+		return pt_iter_hole(s, next, level);
 	}
 	if (pt_iter_hole_pending(s)) {
 		spin_unlock(ptl);
@@ -760,8 +783,7 @@ static int pt_iter_pud_leaf(struct pt_iter_state *s, pud_t *pudp)
 	pud = pudp_get(pudp);
 	if (pud_none(pud)) {
 		spin_unlock(ptl);
-		pt_iter_hole(s, next, PT_ITER_PUD);
-		return 0;
+		return pt_iter_hole(s, next, PT_ITER_PUD);
 	}
 	if (pud_present(pud) && !pud_leaf(pud)) {
 		spin_unlock(ptl);
@@ -879,8 +901,7 @@ static int pt_iter_pmd_leaf(struct pt_iter_state *s, pmd_t *pmdp)
 	pmd = pmdp_get(pmdp);
 	if (pmd_none(pmd)) {
 		spin_unlock(ptl);
-		pt_iter_hole(s, next, PT_ITER_PMD);
-		return 0;
+		return pt_iter_hole(s, next, PT_ITER_PMD);
 	}
 	if (pmd_present(pmd) && !pmd_leaf(pmd)) {
 		spin_unlock(ptl);
@@ -946,10 +967,9 @@ static noinline bool pt_iter_pmd(struct pt_iter_state *s, pmd_t *pmdp)
 
 again:
 	pmd = pmdp_get_lockless(pmdp);
-	if (pmd_none(pmd)) {
-		pt_iter_hole(s, pmd_addr_end(addr, s->pud_end), PT_ITER_PMD);
-		return false;
-	}
+	if (pmd_none(pmd))
+		return pt_iter_hole(s, pmd_addr_end(addr, s->pud_end),
+				    PT_ITER_PMD);
 	if (!pmd_present(pmd) || pmd_leaf(pmd)) {
 		ret = pt_iter_pmd_leaf(s, pmdp);
 		if (ret != -EAGAIN)
@@ -991,21 +1011,16 @@ static bool pt_iter_descend(struct pt_iter_state *s)
 	}
 
 	pgdp = pgd_offset(mm, addr);
-	if (pgd_none_or_clear_bad(pgdp)) {
-		pt_iter_hole(s, pgd_addr_end(addr, end), PT_ITER_PGD);
-		return false;
-	}
+	if (pgd_none_or_clear_bad(pgdp))
+		return pt_iter_hole(s, pgd_addr_end(addr, end), PT_ITER_PGD);
 	p4dp = p4d_offset(pgdp, addr);
-	if (p4d_none_or_clear_bad(p4dp)) {
-		pt_iter_hole(s, p4d_addr_end(addr, end), PT_ITER_P4D);
-		return false;
-	}
+	if (p4d_none_or_clear_bad(p4dp))
+		return pt_iter_hole(s, p4d_addr_end(addr, end), PT_ITER_P4D);
 	pudp = pud_offset(p4dp, addr);
 	pud = pudp_get(pudp);
-	if (pud_none(pud)) {
-		pt_iter_hole(s, pt_iter_pud_end(addr, end), PT_ITER_PUD);
-		return false;
-	}
+	if (pud_none(pud))
+		return pt_iter_hole(s, pt_iter_pud_end(addr, end),
+				    PT_ITER_PUD);
 	if (!pud_present(pud) || pud_leaf(pud)) {
 		ret = pt_iter_pud_leaf(s, pudp);
 		if (ret != -EAGAIN)

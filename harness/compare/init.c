@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
@@ -76,15 +77,16 @@ static void zram_swap(void)
 }
 
 /*
- * Run the selftests that /bin/st/list names ("name seconds" per line), one
- * at a time in /tmp, each killed after its seconds; their output goes to
- * the console between "SELFTEST: BEGIN name" and "SELFTEST: END name ...".
+ * Run the selftests that /bin/st/list names ("name seconds program
+ * arguments..." per line), one at a time in /tmp, each killed after its
+ * seconds; their output goes to the console between "SELFTEST: BEGIN name"
+ * and "SELFTEST: END name ...".
  */
 static void selftests(char *const *envp)
 {
-	char name[64], path[96];
+	char line[256], path[96], *argv[16], *name;
 	struct timespec t0, t1;
-	unsigned int secs;
+	unsigned int secs, argc;
 	int status;
 	FILE *list;
 	pid_t pid;
@@ -92,10 +94,19 @@ static void selftests(char *const *envp)
 	list = fopen("/bin/st/list", "r");
 	if (!list)
 		return;
-	while (fscanf(list, "%63s %u", name, &secs) == 2) {
-		char *const argv[] = { name, NULL };
+	while (fgets(line, sizeof(line), list)) {
+		name = strtok(line, " \n");
+		secs = atoi(strtok(NULL, " \n") ?: "0");
+		argc = 0;
+		while (argc < 15 && (argv[argc] = strtok(NULL, " \n")))
+			argc++;
+		argv[argc] = NULL;
+		if (!name || !argc)
+			continue;
 
-		snprintf(path, sizeof(path), "/bin/st/%s", name);
+		/* The whole path: mm/pagemap_ioctl opens its argv[0]. */
+		snprintf(path, sizeof(path), "/bin/st/%s", argv[0]);
+		argv[0] = path;
 		printf("SELFTEST: BEGIN %s\n", name);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		pid = fork();

@@ -8,13 +8,18 @@
  * every size the kernel offers, private and shared, CoW after fork, pages
  * swapped out to zram, soft-dirty after each clear_refs value, uffd-wp,
  * mlock, KSM, memory bound to the second NUMA node, PROT_NONE) and prints
- * what /proc says about each: its smaps block, its numa_maps line and the
- * flags of its pagemap entries, then smaps_rollup.
+ * what /proc says about each: its smaps block, its numa_maps line, its
+ * pagemap entries (read whole, at odd offsets and lengths, and without
+ * CAP_SYS_ADMIN) and PAGEMAP_SCAN answers, then smaps_rollup.  Then it
+ * write-protects mappings registered for async uffd-wp with PAGEMAP_SCAN,
+ * and asks both files wrong questions (the errno tables).
  *
  * The output is normalised so that two boots of one kernel print the same
  * bytes: mappings are named by their catalogue label and their offset in
  * the catalogue, not by address, device or inode; pagemap PFNs and swap
- * offsets are not printed.  Run on the stock and on the patched kernel,
+ * offsets are not printed, but what /proc/kpageflags says of each pfn
+ * (the bits that do not depend on timing) and whether the pfns of a
+ * folio's pages follow each other are.  Run on the stock and on the patched kernel,
  * the two outputs must be identical: a difference is a bug of the patched
  * kernel until shown to be one of stock.
  *
@@ -26,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <linux/capability.h>
 #include <linux/userfaultfd.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -34,6 +40,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/syscall.h>
@@ -70,6 +77,32 @@ struct region {
 static struct region regions[64];
 static int nr_regions;
 static unsigned long next_slot = BASE;
+
+/* PAGEMAP_SCAN (Linux 6.7), which the C library's headers may not have. */
+struct scan_region {
+	uint64_t start, end, categories;
+};
+
+struct scan_arg {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask;
+	uint64_t return_mask;
+};
+
+#define SCAN_IOCTL		_IOWR('f', 16, struct scan_arg)
+#define IS_WPALLOWED		(1 << 0)
+#define IS_WRITTEN		(1 << 1)
+#define IS_FILE			(1 << 2)
+#define IS_PRESENT		(1 << 3)
+#define IS_SWAPPED		(1 << 4)
+#define IS_PFNZERO		(1 << 5)
+#define IS_HUGE			(1 << 6)
+#define IS_SOFT_DIRTY		(1 << 7)
+#define IS_ALL			0xff
+#define SCAN_WP_MATCHING	(1 << 0)
+#define SCAN_CHECK_WPASYNC	(1 << 1)
+
+static int scan_fd = -1;
 
 static void note(const char *fmt, ...)
 {
@@ -217,51 +250,506 @@ static void dump_numa_maps(void)
 	fclose(f);
 }
 
+#define PM_PFN(e)		((e) & ((1ULL << 55) - 1))
+#define PM_PRESENT		(1ULL << 63)
+#define PM_SWAP			(1ULL << 62)
 /*
- * The pagemap flags (bits 55-63) of every page of the catalogue, as runs
- * "first-last flags"; no PFN or swap offset (they differ between boots).
+ * The /proc/kpageflags bits that do not depend on timing: KPF_MMAP,
+ * KPF_ANON, KPF_COMPOUND_HEAD, KPF_COMPOUND_TAIL, KPF_HUGE, KPF_NOPAGE,
+ * KPF_KSM, KPF_THP, KPF_ZERO_PAGE.
+ */
+#define KPF_STABLE		((1ULL << 11) | (1ULL << 12) | (1ULL << 15) | \
+				 (1ULL << 16) | (1ULL << 17) | (1ULL << 20) | \
+				 (1ULL << 21) | (1ULL << 22) | (1ULL << 24))
+#define KPF_TAIL		(1ULL << 16)
+
+/* /proc/self/pagemap opened with and without CAP_SYS_ADMIN; kpageflags. */
+static int pagemap_fd = -1, pagemap_nopfn_fd = -1, kpageflags_fd = -1;
+
+/* Read @n pagemap entries from page @pg on; the number of entries read. */
+static long pm_read(int fd, uint64_t *buf, unsigned long pg, unsigned long n)
+{
+	ssize_t got = pread(fd, buf, n * 8, pg * 8);
+
+	return got < 0 ? -1 : got / 8;
+}
+
+/*
+ * What a pagemap entry says, as printed: its flags (bits 55-63), for a
+ * swap entry its swap type, for a present page the stable kpageflags of
+ * its pfn and, for a compound tail page, whether its pfn follows that of
+ * the page before (as it must within a folio mapped in order).  PFNs and
+ * swap offsets themselves differ between boots.
+ */
+static void pm_describe(const uint64_t *e, uint64_t *kpf, unsigned long n,
+			uint64_t *key)
+{
+	unsigned long i, j;
+
+	/* kpageflags of each present page, one read per run of pfns. */
+	for (i = 0; i < n; i = j) {
+		uint64_t pfn = PM_PFN(e[i]);
+
+		j = i + 1;
+		kpf[i] = 0;
+		if (!(e[i] & PM_PRESENT) || !pfn || kpageflags_fd < 0)
+			continue;
+		while (j < n && (e[j] & PM_PRESENT) &&
+		       PM_PFN(e[j]) == pfn + (j - i))
+			j++;
+		if (pread(kpageflags_fd, kpf + i, (j - i) * 8, pfn * 8) !=
+		    (ssize_t)(j - i) * 8)
+			memset(kpf + i, 0xff, (j - i) * 8);
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t k = e[i] >> 55;
+
+		if (e[i] & PM_SWAP)
+			k |= (e[i] & 31) << 9;
+		if (e[i] & PM_PRESENT) {
+			k |= (kpf[i] & KPF_STABLE) << 16;
+			if ((kpf[i] & KPF_TAIL) && i &&
+			    PM_PFN(e[i]) != PM_PFN(e[i - 1]) + 1)
+				k |= 1ULL << 14;
+		}
+		key[i] = k;
+	}
+}
+
+static void pm_print_run(const char *label, unsigned long first,
+			 unsigned long last, uint64_t key)
+{
+	printf("pagemap %s %lu-%lu %#llx", label, first, last,
+	       (unsigned long long)(key & 0x1ff));
+	if (key & (31 << 9))
+		printf(" swaptype=%llu", (unsigned long long)(key >> 9) & 31);
+	if (key >> 16)
+		printf(" kpf=%#llx", (unsigned long long)(key >> 16));
+	if (key & (1ULL << 14))
+		printf(" pfn-gap");
+	printf("\n");
+}
+
+/*
+ * Reads at unaligned offsets and of odd lengths, some ending past the
+ * region, must return what the full read returned, entry for entry; a
+ * read without CAP_SYS_ADMIN the same flags with no pfn or swap offset.
+ * Prints the number of entries that differ.
+ */
+static void pm_check_reads(const struct region *r, const uint64_t *full,
+			   unsigned long n)
+{
+	static const unsigned long reads[][2] = {
+		{ 1, 1 }, { 3, 7 }, { 15, 18 }, { 511, 3 }, { 513, 1021 },
+		{ 1000, 2000 }, { 262143, 2 }, { 262145, 511 },
+	};
+	static uint64_t buf[4096];
+	unsigned long bad = 0, nopfn_bad = 0, i, k, off, cnt;
+	long got;
+
+	for (k = 0; k < ARRAY_SIZE(reads) + 1; k++) {
+		if (k < ARRAY_SIZE(reads)) {
+			off = reads[k][0];
+			cnt = reads[k][1];
+		} else {
+			/* Across the end of the region, into the gap. */
+			off = n > 5 ? n - 5 : 0;
+			cnt = 9;
+		}
+		if (off >= n)
+			continue;
+		got = pm_read(pagemap_fd, buf, r->addr / PAGE + off, cnt);
+		if (got != (long)cnt) {
+			bad++;
+			continue;
+		}
+		for (i = 0; i < cnt; i++)
+			if (buf[i] != (off + i < n ? full[off + i] : 0))
+				bad++;
+	}
+	for (off = 0; off < n; off += cnt) {
+		cnt = n - off < 4096 ? n - off : 4096;
+		got = pm_read(pagemap_nopfn_fd, buf, r->addr / PAGE + off, cnt);
+		if (got != (long)cnt) {
+			nopfn_bad++;
+			break;
+		}
+		for (i = 0; i < cnt; i++)
+			if (buf[i] != (full[off + i] & ~((1ULL << 55) - 1)))
+				nopfn_bad++;
+	}
+	printf("pagemap-reads %s: %lu differ, %lu differ without pfns\n",
+	       r->label, bad, nopfn_bad);
+}
+
+/*
+ * The pagemap of every page of the catalogue, as runs "first-last flags"
+ * of entries that pm_describe() describes the same way; then the checks
+ * of pm_check_reads().
  */
 static void dump_pagemap(void)
 {
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-	uint64_t buf[512], flags, run = ~0ULL;
-	unsigned long i, n, first = 0, page;
+	static uint64_t buf[512], kpf[512], key[512];
+	unsigned long i, n, first = 0, page, cnt;
+	uint64_t run;
+	uint64_t *full;
 	int r;
 
-	if (fd < 0) {
-		note("pagemap: %s", strerror(errno));
+	if (pagemap_fd < 0)
 		return;
-	}
 	for (r = 0; r < nr_regions; r++) {
 		n = regions[r].len / PAGE;
+		full = malloc(n * 8);
 		run = ~0ULL;
-		for (page = 0; page < n; page += 512) {
-			unsigned long cnt = n - page < 512 ? n - page : 512;
-			off_t off = (regions[r].addr / PAGE + page) * 8;
-
-			if (pread(fd, buf, cnt * 8, off) != (ssize_t)cnt * 8) {
+		for (page = 0; full && page < n; page += cnt) {
+			cnt = n - page < 512 ? n - page : 512;
+			if (pm_read(pagemap_fd, buf, regions[r].addr / PAGE + page,
+				    cnt) != (long)cnt) {
 				note("pagemap %s: %s", regions[r].label,
 				     strerror(errno));
+				free(full);
+				full = NULL;
 				break;
 			}
+			memcpy(full + page, buf, cnt * 8);
+			pm_describe(buf, kpf, cnt, key);
 			for (i = 0; i < cnt; i++) {
-				flags = buf[i] >> 55;
-				if (flags == run)
+				if (key[i] == run)
 					continue;
 				if (run != ~0ULL)
-					printf("pagemap %s %lu-%lu %#llx\n",
-					       regions[r].label, first,
-					       page + i - 1,
-					       (unsigned long long)run);
-				run = flags;
+					pm_print_run(regions[r].label, first,
+						     page + i - 1, run);
+				run = key[i];
 				first = page + i;
 			}
 		}
 		if (run != ~0ULL)
-			printf("pagemap %s %lu-%lu %#llx\n", regions[r].label,
-			       first, n - 1, (unsigned long long)run);
+			pm_print_run(regions[r].label, first, n - 1, run);
+		if (full)
+			pm_check_reads(&regions[r], full, n);
+		free(full);
 	}
-	close(fd);
+}
+
+/*
+ * One PAGEMAP_SCAN of the errno table: @arg as given (size and vec set
+ * here when 0 / ~0), into a vector of 8 whose unused entries must stay as
+ * they were.
+ */
+static void scan_error(int fd, const char *what, struct scan_arg arg)
+{
+	static struct scan_region vec[8];
+	unsigned int i, spoilt = 0;
+	long ret;
+
+	memset(vec, 0xa5, sizeof(vec));
+	if (!arg.size)
+		arg.size = sizeof(arg);
+	if (arg.vec == ~0ULL)
+		arg.vec = (uintptr_t)vec;
+	errno = 0;
+	ret = ioctl(fd, SCAN_IOCTL, &arg);
+	for (i = ret > 0 ? ret : 0; i < ARRAY_SIZE(vec); i++)
+		if (vec[i].start != 0xa5a5a5a5a5a5a5a5ULL)
+			spoilt++;
+	printf("scan-errno %s: %ld %s, walk_end %+lld, %u entries past the count written\n",
+	       what, ret, ret < 0 ? strerror(errno) : "ok",
+	       (long long)(arg.walk_end - BASE), spoilt);
+}
+
+/* PAGEMAP_SCAN with wrong or odd arguments; @fd of an exited task's. */
+static void scan_errors(int exited_fd)
+{
+	const struct scan_arg ok = {
+		.start = BASE, .end = BASE + 64 * PAGE, .vec = ~0ULL,
+		.vec_len = 3, .return_mask = IS_ALL,
+	};
+	struct scan_arg a;
+	int fd = scan_fd;
+
+#define SCAN_TRY(what, field, val)					\
+	do {								\
+		a = ok;							\
+		a.field = val;						\
+		scan_error(fd, what, a);				\
+	} while (0)
+
+	scan_error(fd, "as it should be", ok);
+	SCAN_TRY("size too small", size, sizeof(a) - 8);
+	SCAN_TRY("size too large", size, sizeof(a) + 8);
+	SCAN_TRY("unknown flag", flags, 1 << 2);
+	SCAN_TRY("category_mask outside the categories", category_mask, 1 << 8);
+	SCAN_TRY("category_inverted outside", category_inverted, 1 << 9);
+	SCAN_TRY("category_anyof_mask outside", category_anyof_mask, 1 << 10);
+	SCAN_TRY("return_mask outside", return_mask, 1ULL << 63);
+	SCAN_TRY("vec_len 0", vec_len, 0);
+	SCAN_TRY("NULL vec", vec, 0);
+	SCAN_TRY("vec unmapped", vec, 4096);
+	SCAN_TRY("vec in the kernel", vec, 0xffff800000000000ULL);
+	SCAN_TRY("start after end", start, BASE + 128 * PAGE);
+	SCAN_TRY("start == end", end, BASE);
+	SCAN_TRY("unaligned start", start, BASE + 1);
+	SCAN_TRY("unaligned end", end, BASE + 3 * PAGE + 1);
+	SCAN_TRY("end past TASK_SIZE", end, 1ULL << 49);
+	SCAN_TRY("end wraps", end, ~0ULL - 4095);
+	SCAN_TRY("max_pages 0", max_pages, 0);
+	SCAN_TRY("max_pages 1", max_pages, 1);
+	SCAN_TRY("check wp-async without uffd", flags, SCAN_CHECK_WPASYNC);
+	SCAN_TRY("wp without uffd", flags, SCAN_WP_MATCHING);
+	if (exited_fd >= 0) {
+		fd = exited_fd;
+		scan_error(fd, "of an exited task", ok);
+	}
+#undef SCAN_TRY
+}
+
+/* Open /proc/self/pagemap without CAP_SYS_ADMIN in the effective set. */
+static int open_pagemap_nopfn(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2], saved[2];
+	int fd;
+
+	if (syscall(SYS_capget, &hdr, saved))
+		return -1;
+	memcpy(data, saved, sizeof(data));
+	data[CAP_SYS_ADMIN / 32].effective &= ~(1U << (CAP_SYS_ADMIN % 32));
+	if (syscall(SYS_capset, &hdr, data))
+		return -1;
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (syscall(SYS_capset, &hdr, saved))
+		note("capset: %s", strerror(errno));
+	return fd;
+}
+
+/*
+ * Fork a child that waits until the pipe whose write end goes to @wfd is
+ * closed, then exits; its pid (-1 if there is none, with @wfd closed).
+ */
+static pid_t fork_waiter(const char *what, int *wfd)
+{
+	int fds[2];
+	pid_t pid;
+	char c;
+
+	fflush(stdout);
+	if (pipe(fds)) {
+		note("%s: pipe: %s", what, strerror(errno));
+		*wfd = -1;
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(fds[1]);
+		while (read(fds[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(fds[0]);
+	*wfd = fds[1];
+	if (pid < 0) {
+		note("%s: fork: %s", what, strerror(errno));
+		close(fds[1]);
+		*wfd = -1;
+	}
+	return pid;
+}
+
+/* One line of the table of pm_errors(): what a read returned. */
+static void pm_error(const char *what, ssize_t ret, const unsigned char *buf,
+		     size_t size, size_t count)
+{
+	size_t i, spoilt = 0;
+
+	for (i = count; buf && i < size; i++)
+		if (buf[i] != 0xa5)
+			spoilt++;
+	printf("pagemap-errno %s: %zd %s, %zu bytes past the count written\n",
+	       what, ret, ret < 0 ? strerror(errno) : "ok", spoilt);
+}
+
+/*
+ * Reads of pagemap that are wrong or odd: each gets the same answer from
+ * both kernels, and nothing is written past what the read returns.
+ */
+static void pm_errors(void)
+{
+	static unsigned char buf[4096] __attribute__((aligned(8)));
+	unsigned long top = 1UL << 47;	/* x86_64's TASK_SIZE, page rounded */
+	int wfd, fd = pagemap_fd;
+	ssize_t ret;
+	int n = 0;
+	pid_t pid;
+
+#define PM_TRY(what, count, off)					\
+	do {								\
+		memset(buf, 0xa5, sizeof(buf));				\
+		errno = 0;						\
+		ret = pread(fd, buf, count, off);			\
+		pm_error(what, ret, buf, sizeof(buf), ret > 0 ? ret : 0); \
+	} while (0)
+
+	PM_TRY("offset 3", 8, 3);
+	PM_TRY("offset 8, count 7", 7, 8);
+	PM_TRY("offset 8, count 12", 12, 8);
+	PM_TRY("count 0", 0, 8);
+	PM_TRY("count 24 at 0", 24, 0);
+	PM_TRY("at the catalogue, count 24", 24, BASE / PAGE * 8);
+	PM_TRY("ending at 2^47", 64, top / PAGE * 8 - 16);
+	PM_TRY("at 2^47", 64, top / PAGE * 8);
+	PM_TRY("ending at 2^48", 64, (top << 1) / PAGE * 8 - 16);
+	PM_TRY("at 2^48", 64, (top << 1) / PAGE * 8);
+	PM_TRY("at 2^60", 64, 1LL << 60);
+	PM_TRY("at 2^63 - 8", 64, 0x7ffffffffffffff8LL);
+	errno = 0;
+	ret = syscall(SYS_pread64, fd, NULL, 64, BASE / PAGE * 8);
+	pm_error("into NULL", ret, NULL, 0, 0);
+
+	/* A task that has exited, whose pagemap was opened before. */
+	pid = fork_waiter("pagemap-errno", &wfd);
+	if (pid > 0) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+		fd = open(path, O_RDONLY);
+		close(wfd);
+		waitpid(pid, NULL, 0);
+		if (fd < 0) {
+			note("pagemap-errno: %s: %s", path, strerror(errno));
+		} else {
+			PM_TRY("of an exited task", 64, BASE / PAGE * 8);
+			scan_errors(fd);
+			close(fd);
+		}
+	}
+
+	/* Another user's pagemap, and one's own, as nobody. */
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		char path[64];
+		int fd2;
+
+		snprintf(path, sizeof(path), "/proc/%d/pagemap", getppid());
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		errno = 0;
+		fd2 = open(path, O_RDONLY);
+		printf("pagemap-errno open as another user: %d %s\n",
+		       fd2 < 0 ? -1 : 0, fd2 < 0 ? strerror(errno) : "ok");
+		/* Not dumpable after setuid(): /proc/self is root's. */
+		errno = 0;
+		fd2 = open("/proc/self/pagemap", O_RDONLY);
+		printf("pagemap-errno own pagemap as nobody: %d %s\n",
+		       fd2 < 0 ? -1 : 0, fd2 < 0 ? strerror(errno) : "ok");
+		if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+			_exit(3);
+		errno = 0;
+		fd2 = open("/proc/self/pagemap", O_RDONLY);
+		ret = fd2 < 0 ? -1 : pread(fd2, buf, 64 * 8, BASE / PAGE * 8);
+		for (n = 0; ret == 64 * 8 && n < 64; n++)
+			if (PM_PFN(((uint64_t *)buf)[n]))
+				break;
+		printf("pagemap-errno own pagemap as dumpable nobody: %zd %s, %s\n",
+		       ret, ret < 0 ? strerror(errno) : "ok",
+		       n == 64 ? "no pfns" : "pfns shown");
+		fflush(stdout);
+		_exit(0);
+	}
+	fflush(stdout);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+#undef PM_TRY
+}
+
+/* A PAGEMAP_SCAN: its masks, vec_len, and the range within a region. */
+struct scan_case {
+	const char *name;
+	uint64_t flags, max_pages, inverted, mask, anyof, ret_mask;
+	unsigned long vec_len;
+	long start_off, end_off;	/* bytes from the region's ends */
+};
+
+static const struct scan_case scan_cases[] = {
+	{ "all", 0, 0, 0, 0, 0, IS_ALL, 512, 0, 0 },
+	{ "present-or-swapped, no file", 0, 0, 0, 0, IS_PRESENT | IS_SWAPPED,
+	  IS_ALL & ~IS_FILE, 512, 0, 0 },
+	{ "written", 0, 0, 0, IS_WRITTEN, 0, IS_WRITTEN, 512, 0, 0 },
+	{ "not present, file", 0, 0, IS_PRESENT, IS_PRESENT, 0, IS_ALL, 512,
+	  0, 0 },
+	{ "huge or file, max_pages 7", 0, 7, 0, 0, IS_HUGE | IS_FILE, IS_ALL,
+	  512, 0, 0 },
+	{ "all, vec_len 2", 0, 0, 0, 0, 0, IS_ALL, 2, 0, 0 },
+	{ "present, unaligned end, from page 3", 0, 0, 0, IS_PRESENT, 0,
+	  IS_ALL, 512, 3 * PAGE, -100 },
+	{ "soft-dirty or pfnzero", 0, 0, 0, 0, IS_SOFT_DIRTY | IS_PFNZERO,
+	  IS_SOFT_DIRTY | IS_PFNZERO | IS_PRESENT, 512, 0, 0 },
+};
+
+/*
+ * Run one PAGEMAP_SCAN of [start, end) and print what it returned, in pages
+ * from @base: "scan label what: ret walk_end [start-end categories]...".
+ */
+static long scan_print(const char *label, const char *what, unsigned long base,
+		       unsigned long start, unsigned long end,
+		       const struct scan_case *c)
+{
+	static struct scan_region vec[513];
+	struct scan_arg arg = {
+		.size = sizeof(arg),
+		.flags = c->flags,
+		.start = start,
+		.end = end,
+		.vec = c->vec_len ? (uintptr_t)vec : 0,
+		.vec_len = c->vec_len,
+		.max_pages = c->max_pages,
+		.category_inverted = c->inverted,
+		.category_mask = c->mask,
+		.category_anyof_mask = c->anyof,
+		.return_mask = c->ret_mask,
+	};
+	long ret, i;
+
+	memset(vec, 0xa5, sizeof(vec));
+	errno = 0;
+	ret = ioctl(scan_fd, SCAN_IOCTL, &arg);
+	printf("scan %s %s: %ld%s%s walk_end %+ld", label, what, ret,
+	       ret < 0 ? " " : "", ret < 0 ? strerror(errno) : "",
+	       ((long)arg.walk_end - (long)base) / (long)PAGE);
+	for (i = 0; i < ret && i < (long)c->vec_len; i++)
+		printf(" %ld-%ld:%#llx",
+		       ((long)vec[i].start - (long)base) / (long)PAGE,
+		       ((long)vec[i].end - (long)base) / (long)PAGE,
+		       (unsigned long long)vec[i].categories);
+	/* Nothing past what was returned. */
+	for (i = ret > 0 ? ret : 0; i < (long)ARRAY_SIZE(vec); i++)
+		if (vec[i].start != 0xa5a5a5a5a5a5a5a5ULL)
+			break;
+	if (i < (long)ARRAY_SIZE(vec))
+		printf(" (vec[%ld] written)", i);
+	printf("\n");
+	return ret;
+}
+
+/* The read-only scans of every region of the catalogue. */
+static void dump_scans(void)
+{
+	unsigned int c;
+	int r;
+
+	if (scan_fd < 0)
+		return;
+	for (r = 0; r < nr_regions; r++) {
+		const struct region *g = &regions[r];
+
+		for (c = 0; c < ARRAY_SIZE(scan_cases); c++)
+			scan_print(g->label, scan_cases[c].name, g->addr,
+				   g->addr + scan_cases[c].start_off,
+				   g->addr + g->len + scan_cases[c].end_off,
+				   &scan_cases[c]);
+	}
 }
 
 static void dump_rollup(void)
@@ -286,6 +774,7 @@ static void dump(const char *when)
 	dump_smaps("/proc/self/smaps");
 	dump_numa_maps();
 	dump_pagemap();
+	dump_scans();
 	dump_rollup();
 }
 
@@ -342,21 +831,27 @@ static void hugetlb(const char *label, unsigned long size, int shared)
 		touch(p, size, PAGE, 7);
 }
 
-/* Whether hugetlb pages of @kb kB are reserved. */
-static int have_huge(unsigned long kb)
+/* The number in /sys/kernel/mm/hugepages/hugepages-@kb/@what, or 0. */
+static unsigned long huge_count(unsigned long kb, const char *what)
 {
 	char path[128], buf[32] = "";
 	int fd;
 
 	snprintf(path, sizeof(path),
-		 "/sys/kernel/mm/hugepages/hugepages-%lukB/nr_hugepages", kb);
+		 "/sys/kernel/mm/hugepages/hugepages-%lukB/%s", kb, what);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return 0;
 	if (read(fd, buf, sizeof(buf) - 1) < 0)
 		buf[0] = 0;
 	close(fd);
-	return atoi(buf) > 0;
+	return strtoul(buf, NULL, 10);
+}
+
+/* Whether hugetlb pages of @kb kB are reserved. */
+static int have_huge(unsigned long kb)
+{
+	return huge_count(kb, "nr_hugepages") > 0;
 }
 
 static void uffd_wp(char *p, unsigned long len)
@@ -471,28 +966,87 @@ static long read_all(const char *path)
 
 #define BENCH_READS	7
 
-/* The median time of BENCH_READS reads of each /proc file. */
-static void bench_files(const char *layout)
+/* The median of BENCH_READS times in @t. */
+static unsigned long long median(unsigned long long *t)
+{
+	qsort(t, BENCH_READS, sizeof(t[0]), cmp_ull);
+	return t[BENCH_READS / 2];
+}
+
+/*
+ * The median time of BENCH_READS reads of each /proc file, and of the
+ * pagemap entries of the layout at @p (its first 4G at most: a pagemap
+ * read of 64G of holes under TCG would take minutes).
+ */
+static void bench_files(const char *layout, const char *p, unsigned long len)
 {
 	static const char *const files[] = {
 		"/proc/self/smaps", "/proc/self/smaps_rollup",
 		"/proc/self/numa_maps",
 	};
+	static uint64_t pmbuf[65536];
 	unsigned long long t[BENCH_READS], t0;
+	unsigned long n, off, cnt;
 	unsigned int f, r;
-	long n = 0;
+	long bytes = 0;
 
 	for (f = 0; f < ARRAY_SIZE(files); f++) {
 		read_all(files[f]);	/* warm */
 		for (r = 0; r < BENCH_READS; r++) {
 			t0 = now_ns();
-			n = read_all(files[f]);
+			bytes = read_all(files[f]);
 			t[r] = now_ns() - t0;
 		}
-		qsort(t, BENCH_READS, sizeof(t[0]), cmp_ull);
 		printf("PMBENCH: %s %s %llu %ld\n", layout,
-		       strrchr(files[f], '/') + 1, t[BENCH_READS / 2], n);
+		       strrchr(files[f], '/') + 1, median(t), bytes);
 	}
+
+	n = (len < 4 * GB ? len : 4 * GB) / PAGE;
+	for (r = 0; r <= BENCH_READS; r++) {
+		t0 = now_ns();
+		bytes = 0;
+		for (off = 0; off < n; off += cnt) {
+			cnt = n - off < 65536 ? n - off : 65536;
+			bytes += pread(pagemap_fd, pmbuf, cnt * 8,
+				       ((unsigned long)p / PAGE + off) * 8);
+		}
+		/* The first read warms. */
+		if (r)
+			t[r - 1] = now_ns() - t0;
+	}
+	printf("PMBENCH: %s pagemap %llu %ld\n", layout, median(t), bytes);
+
+	/*
+	 * PAGEMAP_SCAN of the layout, as CRIU asks it: present or swapped
+	 * pages, their categories but PAGE_IS_FILE, in a vector of 4096,
+	 * again from walk_end until the end.
+	 */
+	for (r = 0; r <= BENCH_READS; r++) {
+		static struct scan_region vec[4096];
+		struct scan_arg arg = {
+			.size = sizeof(arg),
+			.start = (uintptr_t)p,
+			.end = (uintptr_t)p + len,
+			.vec = (uintptr_t)vec,
+			.vec_len = ARRAY_SIZE(vec),
+			.category_anyof_mask = IS_PRESENT | IS_SWAPPED,
+			.return_mask = IS_ALL & ~IS_FILE,
+		};
+		long n;
+
+		t0 = now_ns();
+		bytes = 0;
+		do {
+			n = ioctl(pagemap_fd, SCAN_IOCTL, &arg);
+			if (n < 0)
+				break;
+			bytes += n;
+			arg.start = arg.walk_end;
+		} while (arg.walk_end < arg.end);
+		if (r)
+			t[r - 1] = now_ns() - t0;
+	}
+	printf("PMBENCH: %s pagemap_scan %llu %ld\n", layout, median(t), bytes);
 }
 
 /*
@@ -503,30 +1057,16 @@ static void bench_files(const char *layout)
 static void fragment(char *p, unsigned long len)
 {
 	unsigned long i;
-	int fds[2];
 	pid_t pid;
-	char c;
+	int wfd;
 
-	if (pipe(fds)) {
-		note("fragmented-256M: pipe: %s", strerror(errno));
-		return;
-	}
-	pid = fork();
-	if (pid == 0) {
-		close(fds[1]);
-		/* Until the parent is done writing. */
-		while (read(fds[0], &c, 1) > 0)
-			;
-		_exit(0);
-	}
-	close(fds[0]);
-	if (pid < 0)
-		note("fragmented-256M: fork: %s", strerror(errno));
+	pid = fork_waiter("fragmented-256M", &wfd);
 	for (i = 0; i < len; i += 2 * MB)
 		p[i + (i / (2 * MB) % 512) * PAGE] = 2;
-	close(fds[1]);
-	if (pid > 0)
+	if (pid > 0) {
+		close(wfd);
 		waitpid(pid, NULL, 0);
+	}
 	for (i = 0; i < len; i += 8 * MB) {
 		if (madvise(p + i + 100 * PAGE, 4 * PAGE, MADV_DONTNEED))
 			note("fragmented-256M: MADV_DONTNEED: %s", strerror(errno));
@@ -546,13 +1086,13 @@ static void bench(void)
 	p = anon("small-512M", 512 * MB, MADV_NOHUGEPAGE);
 	if (p) {
 		touch(p, 512 * MB, PAGE, 1);
-		bench_files("small-512M");
+		bench_files("small-512M", p, 512 * MB);
 		munmap(p, 512 * MB);
 	}
 	p = anon("thp-512M", 512 * MB, MADV_HUGEPAGE);
 	if (p) {
 		touch(p, 512 * MB, PAGE, 1);
-		bench_files("thp-512M");
+		bench_files("thp-512M", p, 512 * MB);
 		munmap(p, 512 * MB);
 	}
 	/* 64K mTHP only: no PMD THP for this MADV_HUGEPAGE mapping. */
@@ -561,7 +1101,7 @@ static void bench(void)
 		p = anon("mthp64K-256M", 256 * MB, MADV_HUGEPAGE);
 		if (p) {
 			touch(p, 256 * MB, PAGE, 1);
-			bench_files("mthp64K-256M");
+			bench_files("mthp64K-256M", p, 256 * MB);
 			munmap(p, 256 * MB);
 		}
 	}
@@ -573,14 +1113,14 @@ static void bench(void)
 		/* One page of each THP zapped: all PTE-mapped. */
 		for (i = 0; i < 256 * MB; i += 2 * MB)
 			madvise(p + i + 5 * PAGE, PAGE, MADV_DONTNEED);
-		bench_files("thp-pte-256M");
+		bench_files("thp-pte-256M", p, 256 * MB);
 		munmap(p, 256 * MB);
 	}
 	p = anon("fragmented-256M", 256 * MB, MADV_HUGEPAGE);
 	if (p) {
 		touch(p, 256 * MB, PAGE, 1);
 		fragment(p, 256 * MB);
-		bench_files("fragmented-256M");
+		bench_files("fragmented-256M", p, 256 * MB);
 		munmap(p, 256 * MB);
 	}
 	if (have_huge(2048)) {
@@ -589,7 +1129,7 @@ static void bench(void)
 			HUGE_SHIFT(21), -1, GB);
 		if (p) {
 			touch(p, 256 * MB, 2 * MB, 1);
-			bench_files("hugetlb2M-256M");
+			bench_files("hugetlb2M-256M", p, 256 * MB);
 			munmap(p, 256 * MB);
 		}
 	}
@@ -599,7 +1139,7 @@ static void bench(void)
 			HUGE_SHIFT(30), -1, GB);
 		if (p) {
 			touch(p, GB, 2 * MB, 1);
-			bench_files("hugetlb1G-1G");
+			bench_files("hugetlb1G-1G", p, GB);
 			munmap(p, GB);
 		}
 	}
@@ -610,7 +1150,7 @@ static void bench(void)
 		note("sparse-64G: madvise: %s", strerror(errno));
 	if (p) {
 		touch(p, 64 * GB, 2 * MB, 1);
-		bench_files("sparse-64G");
+		bench_files("sparse-64G", p, 64 * GB);
 		munmap(p, 64 * GB);
 	}
 	p = anon("vmas-2000", 2000 * 8 * PAGE, MADV_NOHUGEPAGE);
@@ -621,9 +1161,180 @@ static void bench(void)
 			mprotect(p + i * 8 * PAGE + 4 * PAGE, 4 * PAGE,
 				 PROT_READ);
 		}
-		bench_files("vmas-2000");
+		bench_files("vmas-2000", p, 2000 * 8 * PAGE);
 		munmap(p, 2000 * 8 * PAGE);
 	}
+}
+
+/* A userfaultfd in async write-protect mode, with markers for holes. */
+static int uffd_async(void)
+{
+	struct uffdio_api api = {
+		.api = UFFD_API,
+		.features = (1 << 15) | (1 << 13) | (1 << 12),
+	};
+	int fd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0 || ioctl(fd, UFFDIO_API, &api)) {
+		note("uffd async: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void uffd_register(int fd, const char *label, char *p,
+			  unsigned long len)
+{
+	struct uffdio_register reg = {
+		.range = { (unsigned long)p, len },
+		.mode = UFFDIO_REGISTER_MODE_WP,
+	};
+
+	if (fd >= 0 && p && ioctl(fd, UFFDIO_REGISTER, &reg))
+		note("%s: UFFDIO_REGISTER: %s", label, strerror(errno));
+}
+
+/* The write-protect scan: PM_SCAN_WP_MATCHING of the written pages. */
+static const struct scan_case scan_wp_written = {
+	"wp written", SCAN_WP_MATCHING | SCAN_CHECK_WPASYNC, 0, 0, IS_WRITTEN,
+	0, IS_WRITTEN, 512, 0, 0,
+};
+
+/* Scan @len bytes of @p from @off with @c, if it was mapped. */
+static void scan_at(const char *label, char *p, unsigned long off,
+		    unsigned long len, const struct scan_case *c)
+{
+	if (p)
+		scan_print(label, c->name, (unsigned long)p,
+			   (unsigned long)p + off, (unsigned long)p + off + len,
+			   c);
+}
+
+/*
+ * PAGEMAP_SCAN with PM_SCAN_WP_MATCHING over mappings registered for async
+ * uffd-wp: what it reports, and what it leaves write-protected (the dump
+ * that follows shows PM_UFFD_WP of each page).
+ */
+static void scan_wp(void)
+{
+	static const struct scan_case wp_max3 = {
+		"wp written, max_pages 3", SCAN_WP_MATCHING, 3, 0, IS_WRITTEN,
+		0, IS_WRITTEN | IS_HUGE, 512, 0, 0,
+	};
+	static const struct scan_case wp_any = {
+		"wp present or huge", SCAN_WP_MATCHING, 0, 0, IS_WRITTEN,
+		IS_PRESENT | IS_HUGE, IS_ALL, 512, 0, 0,
+	};
+	static const struct scan_case wp_novec = {
+		"wp all, no vec", SCAN_WP_MATCHING, 0, 0, 0, 0, 0, 0, 0, 0,
+	};
+	static const struct scan_case all = {
+		"all", 0, 0, 0, 0, 0, IS_ALL, 512, 0, 0,
+	};
+	struct {
+		const char *label;
+		unsigned long size;	/* hugetlb page size, 0 if none */
+		char *p;
+		unsigned long len;
+	} m[] = {
+		{ "wp-anon", 0, NULL, 0 }, { "wp-thp", 0, NULL, 0 },
+		{ "wp-thp2", 0, NULL, 0 }, { "wp-shmem", 0, NULL, 0 },
+		{ "wp-hugetlb-2M", 2 * MB, NULL, 0 },
+		{ "wp-hugetlb-1G", GB, NULL, 0 },
+		{ "wp-hugetlb-64K", 64 * KB, NULL, 0 },
+		{ "wp-hugetlb-32M", 32 * MB, NULL, 0 },
+	};
+	unsigned int i;
+	int fd, ufd;
+
+	m[0].len = 4 * MB;
+	m[0].p = anon(m[0].label, m[0].len, MADV_NOHUGEPAGE);
+	if (m[0].p)
+		touch(m[0].p, 1 * MB, PAGE, 20);
+	for (i = 1; i <= 2; i++) {
+		m[i].len = 4 * MB;
+		m[i].p = anon(m[i].label, m[i].len, MADV_HUGEPAGE);
+		if (m[i].p)
+			touch(m[i].p, m[i].len, PAGE, 21);
+	}
+	/*
+	 * The catalogue's private 1G page makes room for wp-hugetlb-1G: two
+	 * 1G pages are all x86_64 gets at boot in 8G.
+	 */
+	for (i = 0; i < (unsigned int)nr_regions; i++)
+		if (!strcmp(regions[i].label, "hugetlb-1G-private"))
+			munmap((void *)regions[i].addr, regions[i].len);
+
+	fd = memfd_create("pmcheck-wp", 0);
+	if (fd >= 0 && !ftruncate(fd, 1 * MB)) {
+		m[3].len = 1 * MB;
+		m[3].p = map(m[3].label, m[3].len, PROT_READ | PROT_WRITE,
+			     MAP_SHARED, fd, 2 * MB);
+		if (m[3].p)
+			touch(m[3].p, 512 * KB, PAGE, 22);
+	}
+	if (fd >= 0)
+		close(fd);
+	for (i = 4; i < ARRAY_SIZE(m); i++) {
+		if (!have_huge(m[i].size / KB))
+			continue;
+		m[i].len = m[i].size < GB ? 2 * m[i].size : m[i].size;
+		m[i].p = map(m[i].label, m[i].len, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB |
+			     HUGE_SHIFT(__builtin_ctzl(m[i].size)), -1,
+			     m[i].size > GB ? m[i].size : GB);
+		if (!m[i].p)
+			note("%s: %lu pages free of %lu", m[i].label,
+			     huge_count(m[i].size / KB, "free_hugepages"),
+			     huge_count(m[i].size / KB, "nr_hugepages"));
+		if (m[i].p)
+			touch(m[i].p, m[i].size, PAGE, 23);
+	}
+
+	ufd = uffd_async();
+	for (i = 0; i < ARRAY_SIZE(m); i++)
+		uffd_register(ufd, m[i].label, m[i].p, m[i].len);
+	printf("= PAGEMAP_SCAN write-protect\n");
+
+	/* Write-protect what is written, wp-thp2 aside. */
+	for (i = 0; i < ARRAY_SIZE(m); i++)
+		if (i != 2)
+			scan_at(m[i].label, m[i].p, 0, m[i].len,
+				&scan_wp_written);
+	/* Write again here and there. */
+	if (m[0].p) {
+		m[0].p[5 * PAGE] = 1;
+		m[0].p[300 * PAGE] = 1;		/* was a hole */
+		m[0].p[3 * MB] = 1;		/* was a missing table */
+	}
+	if (m[1].p)
+		m[1].p[MB + 5 * PAGE] = 1;	/* splits the THP */
+	if (m[3].p) {
+		m[3].p[2 * PAGE] = 1;
+		m[3].p[600 * KB] = 1;
+	}
+	for (i = 4; i < ARRAY_SIZE(m); i++)
+		if (m[i].p)
+			m[i].p[PAGE] = 1;
+	for (i = 0; i < ARRAY_SIZE(m); i++)
+		scan_at(m[i].label, m[i].p, 0, m[i].len, &all);
+
+	/* Part of a THP: split; then a whole THP: write-protected. */
+	scan_at(m[2].label, m[2].p, MB, MB, &wp_max3);
+	scan_at(m[2].label, m[2].p, 2 * MB, 2 * MB, &wp_any);
+	/* No output: every PTE that is not write-protected yet. */
+	scan_at(m[0].label, m[0].p, 0, m[0].len, &wp_novec);
+	/* Part of a hugetlb page: not write-protected, and the walk goes on. */
+	for (i = 4; i < ARRAY_SIZE(m); i++)
+		scan_at(m[i].label, m[i].p, PAGE, m[i].len - PAGE,
+			&scan_wp_written);
+	for (i = 0; i < ARRAY_SIZE(m); i++) {
+		scan_at(m[i].label, m[i].p, 0, m[i].len, &all);
+		scan_at(m[i].label, m[i].p, 0, m[i].len, &scan_wp_written);
+	}
+	dump("after PAGEMAP_SCAN write-protect");
 }
 
 int main(int argc, char **argv)
@@ -639,6 +1350,7 @@ int main(int argc, char **argv)
 	/* On a line of its own: the console may hold the firmware's text. */
 	printf("\nPMCHECK: BEGIN\n");
 	if (argc > 1 && !strcmp(argv[1], "bench")) {
+		pagemap_fd = open("/proc/self/pagemap", O_RDONLY);
 		bench();
 		printf("PMCHECK: END\n");
 		fflush(stdout);
@@ -800,6 +1512,14 @@ int main(int argc, char **argv)
 	if (cow)
 		touch(cow, 256 * KB, PAGE, 13);
 
+	pagemap_fd = open("/proc/self/pagemap", O_RDONLY);
+	scan_fd = pagemap_fd;
+	pagemap_nopfn_fd = open_pagemap_nopfn();
+	kpageflags_fd = open("/proc/kpageflags", O_RDONLY);
+	if (pagemap_fd < 0 || pagemap_nopfn_fd < 0 || kpageflags_fd < 0)
+		note("pagemap: %s", strerror(errno));
+	pm_errors();
+
 	dump("catalogue");
 
 	/* After fork: the child writes half of "cow", the parent looks. */
@@ -842,6 +1562,8 @@ int main(int argc, char **argv)
 		snprintf(what, sizeof(what), "after clear_refs %d", v);
 		dump(what);
 	}
+
+	scan_wp();
 
 	printf("PMCHECK: END\n");
 	fflush(stdout);

@@ -65,8 +65,12 @@ enum pt_iter_type {
  * @PT_ITER_P4D: a missing P4D entry (holes only).
  * @PT_ITER_PGD: a missing PGD entry (holes only).
  *
- * For holes the level is that of the first missing or empty entry.  Where
- * a level is folded (PMD_SIZE == PUD_SIZE on two-level page tables), leaves
+ * A hole is made of empty entries of one level, which is its level: empty
+ * PTEs of a PTE table, empty PMD entries (no PTE table there), and so on.
+ * In a hugetlb VMA a hole of the level of its pages is made of empty
+ * entries of tables that exist (and has %PT_ATTR_HUGETLB); where the table
+ * that would hold them is missing, the hole is of the level above.  Where a
+ * level is folded (PMD_SIZE == PUD_SIZE on two-level page tables), leaves
  * of that size are PMD leaves.
  */
 enum pt_iter_level {
@@ -78,7 +82,11 @@ enum pt_iter_level {
 };
 
 /* Flags for pt_iter_start(). */
-/* Report holes (%PT_ITER_NONE); consecutive holes are one entry. */
+/*
+ * Report holes (%PT_ITER_NONE): consecutive empty entries of one level are
+ * one entry; the empty PTEs of a PTE table are one entry of that table, with
+ * its lock held.
+ */
 #define PT_ITER_HOLES		BIT(0)
 /*
  * Batch consecutive PTEs mapping consecutive pages of one folio (or, with
@@ -126,7 +134,7 @@ enum pt_iter_level {
 #define PT_ATTR_SOFT_DIRTY	BIT(3)	/* soft-dirty (present or swap) */
 #define PT_ATTR_UFFD_WP		BIT(4)	/* userfaultfd write-protected */
 #define PT_ATTR_CONT		BIT(5)	/* leaf is a cont-PTE/cont-PMD block */
-#define PT_ATTR_HUGETLB		BIT(6)	/* hugetlb entry */
+#define PT_ATTR_HUGETLB		BIT(6)	/* hugetlb entry (or empty entries) */
 #define PT_ATTR_SHARED_TABLE	BIT(7)	/* hugetlb PMD table is shared */
 #define PT_ATTR_CLIPPED		BIT(8)	/* leaf extends beyond [addr, end) */
 /* private: the bits a present PTE holds, decoded from it->pte if raw */
@@ -154,7 +162,7 @@ enum pt_iter_level {
  * @pmdp: pointer to the PMD leaf.
  * @pudp: pointer to the PUD leaf.
  * @ptl: the page-table lock held for this entry, or NULL if none is held
- *	(holes that are not within one present PTE table).
+ *	(holes but those of a PTE table, whose lock is held).
  *
  * This is the caller's half of a walk: the entry, and the cursor of the
  * inline step.  The walk itself (locks, tables, pending holes) is in a
@@ -373,8 +381,9 @@ __pt_iter_set_pte(struct pt_iter *it, enum pt_iter_type type,
 /*
  * The inline step with %PT_ITER_HOLES, at the empty PTE @ptep of @addr: the
  * empty PTEs from there on are a hole of the locked table if a PTE that is
- * not empty ends it within the table; a hole that reaches the end of the
- * table may go on in the next one, and is for the slow path to find.
+ * not empty ends it within the table.  A hole that reaches the end of the
+ * table (or of the inline step's reach) is for the slow path, which
+ * reports it, still with the table's lock, where the table ends.
  */
 static __always_inline bool __pt_iter_hole(struct pt_iter *it,
 					   unsigned long addr, pte_t *ptep)
@@ -403,10 +412,10 @@ static __always_inline bool __pt_iter_hole(struct pt_iter *it,
  * page-table locks as needed.  A present PTE of the PTE table that is
  * already mapped and locked, mapping a normal page that is not part of a
  * contpte block, is decoded here, inline, as are the empty PTEs before it
- * when the walk does not report holes, and a hole that ends within that
- * table when it does; everything else (other holes, swap entries, special
- * PTEs, a new table, a leaf at a higher level, hugetlb) takes the slow
- * path.
+ * when the walk does not report holes, and a hole that ends before the end
+ * of that table when it does; everything else (other holes, swap entries,
+ * special PTEs, a new table, a leaf at a higher level, hugetlb) takes the
+ * slow path.
  * The inline step only runs after an entry of the same PTE table, so @level
  * and @ptl stay what they are.
  *

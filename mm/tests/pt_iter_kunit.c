@@ -461,6 +461,10 @@ static bool pt_walk_check(struct kunit *test, const struct pt_walk *w)
 		if (r->type == PT_ITER_NONE) {
 			PT_CHECK(holes, "hole without PT_ITER_HOLES");
 			PT_CHECK(!r->folio && !r->page, "hole with a page");
+			PT_CHECK(w->hugetlb || r->level != PT_ITER_PTE || r->ptl,
+				 "hole of a PTE table without its lock");
+			PT_CHECK(w->hugetlb || !(r->attrs & PT_ATTR_HUGETLB),
+				 "PT_ATTR_HUGETLB on a hole outside hugetlb");
 			if (r->ptl) {
 				PT_CHECK(!w->hugetlb && r->level == PT_ITER_PTE,
 					 "locked hole not at PTE level");
@@ -1305,9 +1309,10 @@ static void pt_iter_test_mthp(struct kunit *test)
 }
 
 /*
- * 7. Holes: missing PTE tables, PMD tables and PUD tables are merged into
- * one entry, reported without a lock; a hole inside one PTE table is
- * reported with its lock.
+ * 7. Holes: a hole is made of empty entries of one level.  Empty PTEs are a
+ * hole of their PTE table, reported with its lock; missing PTE tables (empty
+ * PMD entries), missing PMD tables (empty PUD entries) are holes of their
+ * own level, reported without a lock.
  */
 static void pt_iter_test_holes(struct kunit *test)
 {
@@ -1326,16 +1331,29 @@ static void pt_iter_test_holes(struct kunit *test)
 	pt_test_write(test, p1, 1);
 
 	w = pt_test_walk(test, b - PMD_SIZE, end, PT_ITER_HOLES);
-	pt_exp_count(test, w, 5);
+	pt_exp_count(test, w, 9);
 	r = pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PTE, b - PMD_SIZE, p0);
 	KUNIT_EXPECT_NOT_NULL(test, r->ptl);
 	pt_exp(test, w, 1, PT_ITER_FOLIO, PT_ITER_PTE, p0, p0 + P(1));
-	/* Rest of a PTE table, a PUD entry, two PMD entries, two PTEs. */
-	r = pt_exp(test, w, 2, PT_ITER_NONE, PT_ITER_PTE, p0 + P(1), p1);
+	/* The rest of the PTE table, with its lock. */
+	r = pt_exp(test, w, 2, PT_ITER_NONE, PT_ITER_PTE, p0 + P(1), b);
+	KUNIT_EXPECT_NOT_NULL(test, r->ptl);
+	/* A PUD entry, two PMD entries. */
+	r = pt_exp(test, w, 3, PT_ITER_NONE, PT_ITER_PUD, b, b + PUD_SIZE);
 	KUNIT_EXPECT_NULL(test, r->ptl);
-	pt_exp(test, w, 3, PT_ITER_FOLIO, PT_ITER_PTE, p1, p1 + P(1));
-	/* Rest of a PTE table and a PMD entry. */
-	r = pt_exp(test, w, 4, PT_ITER_NONE, PT_ITER_PTE, p1 + P(1), end);
+	r = pt_exp(test, w, 4, PT_ITER_NONE, PT_ITER_PMD, b + PUD_SIZE,
+		   p1 - P(1));
+	KUNIT_EXPECT_NULL(test, r->ptl);
+	/* A PTE of the next table. */
+	r = pt_exp(test, w, 5, PT_ITER_NONE, PT_ITER_PTE, p1 - P(1), p1);
+	KUNIT_EXPECT_NOT_NULL(test, r->ptl);
+	pt_exp(test, w, 6, PT_ITER_FOLIO, PT_ITER_PTE, p1, p1 + P(1));
+	/* The rest of its table, and a PMD entry. */
+	r = pt_exp(test, w, 7, PT_ITER_NONE, PT_ITER_PTE, p1 + P(1),
+		   p1 - P(1) + PMD_SIZE);
+	KUNIT_EXPECT_NOT_NULL(test, r->ptl);
+	r = pt_exp(test, w, 8, PT_ITER_NONE, PT_ITER_PMD, p1 - P(1) + PMD_SIZE,
+		   end);
 	KUNIT_EXPECT_NULL(test, r->ptl);
 
 	w = pt_test_walk(test, b - PMD_SIZE, end, PT_ITER_BATCH);
@@ -1343,17 +1361,18 @@ static void pt_iter_test_holes(struct kunit *test)
 	pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PTE, p0, p0 + P(1));
 	pt_exp(test, w, 1, PT_ITER_FOLIO, PT_ITER_PTE, p1, p1 + P(1));
 
-	/* The level of a hole is that of its first missing entry. */
+	/* Walks that begin in each of those holes. */
 	w = pt_test_walk(test, b, end, PT_ITER_HOLES);
-	pt_exp_count(test, w, 3);
-	r = pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PUD, b, p1);
+	pt_exp_count(test, w, 6);
+	r = pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PUD, b, b + PUD_SIZE);
 	KUNIT_EXPECT_NULL(test, r->ptl);
 	w = pt_test_walk(test, b + PUD_SIZE, end, PT_ITER_HOLES);
-	pt_exp_count(test, w, 3);
-	r = pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PMD, b + PUD_SIZE, p1);
+	pt_exp_count(test, w, 5);
+	r = pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PMD, b + PUD_SIZE,
+		   p1 - P(1));
 	KUNIT_EXPECT_NULL(test, r->ptl);
 	w = pt_test_walk(test, p1 - P(1), end, PT_ITER_HOLES);
-	pt_exp_count(test, w, 3);
+	pt_exp_count(test, w, 4);
 	r = pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PTE, p1 - P(1), p1);
 	KUNIT_EXPECT_NOT_NULL(test, r->ptl);
 
@@ -2934,18 +2953,37 @@ static int pt_ref_pmd_entry(pmd_t *pmdp, unsigned long addr,
 	return 0;
 }
 
-/* A missing table: the walker's depth is the level of its entry. */
+/* The level of a hugetlb page of @sz: cont-PTE and cont-PMD are blocks. */
+static s8 pt_ref_hugetlb_level(unsigned long sz)
+{
+	if (sz == PMD_SIZE)
+		return PT_ITER_PMD;
+	return sz < PMD_SIZE ? PT_ITER_PTE :
+	       sz < PUD_SIZE ? PT_ITER_PMD : PT_ITER_PUD;
+}
+
+/*
+ * A missing table: the walker's depth is the level of its entry.  In a
+ * hugetlb VMA (depth -1: no table to hold the entry), the hole is one level
+ * above that of its pages.
+ */
 static int pt_ref_hole(unsigned long addr, unsigned long end, int depth,
 		       struct mm_walk *walk)
 {
 	static const s8 level[] = {
 		PT_ITER_PGD, PT_ITER_P4D, PT_ITER_PUD, PT_ITER_PMD, PT_ITER_PTE,
 	};
+	struct pt_ref *ref = walk->private;
 	struct pt_ref_page rp = { .type = PT_ITER_NONE, .level = -1 };
 
 	if (depth >= 0 && depth < ARRAY_SIZE(level))
 		rp.level = level[depth];
-	pt_ref_fill(walk->private, addr, end, &rp);
+#ifdef CONFIG_HUGETLB_PAGE
+	if (depth < 0 && is_vm_hugetlb_page(ref->vma))
+		rp.level = pt_ref_hugetlb_level(vma_kernel_pagesize(ref->vma)) +
+			   1;
+#endif
+	pt_ref_fill(ref, addr, end, &rp);
 	return 0;
 }
 
@@ -2962,9 +3000,7 @@ static int pt_ref_hugetlb_entry(pte_t *ptep, unsigned long hmask,
 		.leaf_start = start,
 		.leaf_size = sz,
 		.attrs = PT_ATTR_HUGETLB,
-		/* The level by the size: cont-PTE and cont-PMD are blocks. */
-		.level = sz < PMD_SIZE ? PT_ITER_PTE :
-			 sz < PUD_SIZE ? PT_ITER_PMD : PT_ITER_PUD,
+		.level = pt_ref_hugetlb_level(sz),
 	};
 	spinlock_t *ptl;	/* the hugetlb entry's lock */
 	pte_t pte;
@@ -2976,7 +3012,12 @@ static int pt_ref_hugetlb_entry(pte_t *ptep, unsigned long hmask,
 	if (sz != PMD_SIZE && sz != PUD_SIZE)
 		rp.attrs |= PT_ATTR_CONT;
 	if (huge_pte_none(pte)) {
-		rp = (struct pt_ref_page) { .type = PT_ITER_NONE, .level = -1 };
+		/* An empty entry of a table: a hole of the pages' level. */
+		rp = (struct pt_ref_page) {
+			.type = PT_ITER_NONE,
+			.level = rp.level,
+			.attrs = PT_ATTR_HUGETLB,
+		};
 	} else if (pte_present(pte)) {
 		rp.type = PT_ITER_FOLIO;
 		rp.folio = page_folio(pte_page(pte));
@@ -3143,6 +3184,11 @@ static void pt_ref_entry(struct pt_ref *ref, const struct pt_iter *it)
 		if (!(ref->flags & PT_ITER_HOLES))
 			pt_ref_bad(ref, it->addr, it->end, it->addr,
 				   "hole without PT_ITER_HOLES", 0, 0);
+		/*
+		 * A hole is made of empty entries of one level; in a hugetlb
+		 * VMA, empty entries of the pages' level (in a table) have
+		 * PT_ATTR_HUGETLB, missing tables do not.
+		 */
 		for (i = 0; i < nr; i++) {
 			p = pt_ref_at(ref, it->addr + P(i));
 			if (p->type != PT_ITER_NONE) {
@@ -3151,7 +3197,24 @@ static void pt_ref_entry(struct pt_ref *ref, const struct pt_iter *it)
 					   PT_ITER_NONE, p->type);
 				break;
 			}
+			if (p->level >= 0 && p->level != it->level) {
+				pt_ref_bad(ref, it->addr, it->end,
+					   it->addr + P(i),
+					   "hole of entries of two levels",
+					   it->level, p->level);
+				break;
+			}
+			if ((attrs ^ p->attrs) & PT_ATTR_HUGETLB) {
+				pt_ref_bad(ref, it->addr, it->end,
+					   it->addr + P(i), "hole attributes",
+					   attrs, p->attrs);
+				break;
+			}
 		}
+		/* A hole of a PTE table comes with its lock. */
+		if (!ref->hugetlb && it->level == PT_ITER_PTE && !it->ptl)
+			pt_ref_bad(ref, it->addr, it->end, it->addr,
+				   "hole of a PTE table without its lock", 0, 0);
 		return;
 	}
 
