@@ -1245,7 +1245,9 @@ static void scan_wp(void)
 		{ "wp-hugetlb-1G", GB, NULL, 0 },
 		{ "wp-hugetlb-64K", 64 * KB, NULL, 0 },
 		{ "wp-hugetlb-32M", 32 * MB, NULL, 0 },
+		{ "wp-hugetlb-2M-gap", 2 * MB, NULL, 0 },
 	};
+	const unsigned int gap = ARRAY_SIZE(m) - 1;
 	unsigned int i;
 	int fd, ufd;
 
@@ -1280,6 +1282,36 @@ static void scan_wp(void)
 	for (i = 4; i < ARRAY_SIZE(m); i++) {
 		if (!have_huge(m[i].size / KB))
 			continue;
+		if (i == gap) {
+			/*
+			 * Two 2M pages either side of a 1G boundary, the
+			 * second never touched: no PMD table holds its entry.
+			 */
+			m[i].len = 4 * MB;
+			m[i].p = map_off(m[i].label, GB + 2 * MB,
+					 PROT_READ | PROT_WRITE,
+					 MAP_PRIVATE | MAP_ANONYMOUS |
+					 MAP_NORESERVE, -1, 0, GB);
+			if (m[i].p) {
+				/* Keep [1G - 2M, 1G + 2M) of it, as hugetlb. */
+				munmap(m[i].p, GB + 2 * MB);
+				m[i].p = mmap(m[i].p + GB - 2 * MB, m[i].len,
+					      PROT_READ | PROT_WRITE,
+					      MAP_PRIVATE | MAP_ANONYMOUS |
+					      MAP_HUGETLB | HUGE_SHIFT(21) |
+					      MAP_FIXED_NOREPLACE, -1, 0);
+				regions[nr_regions - 1].addr += GB - 2 * MB;
+				regions[nr_regions - 1].len = m[i].len;
+				if (m[i].p == MAP_FAILED) {
+					note("%s: mmap: %s", m[i].label,
+					     strerror(errno));
+					m[i].p = NULL;
+				}
+			}
+			if (m[i].p)
+				touch(m[i].p, 2 * MB, PAGE, 23);
+			continue;
+		}
 		m[i].len = m[i].size < GB ? 2 * m[i].size : m[i].size;
 		m[i].p = map(m[i].label, m[i].len, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB |
@@ -1326,6 +1358,8 @@ static void scan_wp(void)
 	scan_at(m[2].label, m[2].p, 2 * MB, 2 * MB, &wp_any);
 	/* No output: every PTE that is not write-protected yet. */
 	scan_at(m[0].label, m[0].p, 0, m[0].len, &wp_novec);
+	/* And a hugetlb hole with no table: a marker in a new one. */
+	scan_at(m[gap].label, m[gap].p, 0, m[gap].len, &wp_novec);
 	/* Part of a hugetlb page: not write-protected, and the walk goes on. */
 	for (i = 4; i < ARRAY_SIZE(m); i++)
 		scan_at(m[i].label, m[i].p, PAGE, m[i].len - PAGE,

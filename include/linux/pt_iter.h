@@ -380,10 +380,10 @@ __pt_iter_set_pte(struct pt_iter *it, enum pt_iter_type type,
 
 /*
  * The inline step with %PT_ITER_HOLES, at the empty PTE @ptep of @addr: the
- * empty PTEs from there on are a hole of the locked table if a PTE that is
- * not empty ends it within the table.  A hole that reaches the end of the
- * table (or of the inline step's reach) is for the slow path, which
- * reports it, still with the table's lock, where the table ends.
+ * empty PTEs from there on are a hole of the locked table, which ends at
+ * the first PTE that is not empty, or where the table (or the walk) does:
+ * the inline step reaches that far, and a hole of PTEs does not go past
+ * its table.
  */
 static __always_inline bool __pt_iter_hole(struct pt_iter *it,
 					   unsigned long addr, pte_t *ptep)
@@ -394,9 +394,7 @@ static __always_inline bool __pt_iter_hole(struct pt_iter *it,
 	do {
 		end += PAGE_SIZE;
 		endp++;
-		if (end >= it->_fast_end)
-			return __pt_iter_slow(it, addr);
-	} while (pte_none(ptep_get(endp)));
+	} while (end < it->_fast_end && pte_none(ptep_get(endp)));
 
 	/* As the slow path reports a hole of the locked table. */
 	__pt_iter_set_pte(it, PT_ITER_NONE, addr, ptep, end - addr, NULL, NULL,
