@@ -3,9 +3,9 @@
  * pmcheck: the static checker of `make compare` (harness/compare.sh).
  *
  * It builds a catalogue of mappings at fixed addresses (small anonymous
- * pages, the zero page, THP mapped by a PMD and by PTEs, 64K mTHP, shmem
- * with pages swapped out, private and shared file mappings, hugetlb of
- * every size the kernel offers, private and shared, CoW after fork, pages
+ * pages, the zero page, the huge zero page, THP mapped by a PMD and by
+ * PTEs, 64K mTHP, shmem with pages swapped out, private and shared file
+ * mappings, hugetlb of every size the kernel offers, private and shared, CoW after fork, pages
  * swapped out to zram, soft-dirty after each clear_refs value, uffd-wp,
  * mlock, KSM, memory bound to the second NUMA node, PROT_NONE) and prints
  * what /proc says about each: its smaps block, its numa_maps line, its
@@ -1373,7 +1373,7 @@ static void scan_wp(void)
 
 int main(int argc, char **argv)
 {
-	char *small, *zero, *thp, *split, *mthp, *shm, *fpriv, *fshared;
+	char *small, *zero, *hzero, *thp, *split, *mthp, *shm, *fpriv, *fshared;
 	char *cow, *swp, *sd, *uffd, *locked, *ksm1, *ksm2, *node1, *none;
 	int fd, v, sync_fd[2];
 	unsigned long i;
@@ -1397,6 +1397,11 @@ int main(int argc, char **argv)
 	zero = anon("zero-page", 64 * KB, MADV_NOHUGEPAGE);
 	if (zero)
 		readall(zero, 64 * KB, PAGE);
+
+	/* Read faults of a THP-sized range: the huge zero page. */
+	hzero = anon("huge-zero-page", 4 * MB, MADV_HUGEPAGE);
+	if (hzero)
+		readall(hzero, 4 * MB, PAGE);
 
 	thp = anon("thp-pmd", 4 * MB, MADV_HUGEPAGE);
 	if (thp)
