@@ -95,10 +95,10 @@ static void selftests(char *const *envp)
 	if (!list)
 		return;
 	while (fgets(line, sizeof(line), list)) {
-		name = strtok(line, " \n");
-		secs = atoi(strtok(NULL, " \n") ?: "0");
+		name = strtok(line, "\n ");
+		secs = atoi(strtok(NULL, "\n ") ?: "0");
 		argc = 0;
-		while (argc < 15 && (argv[argc] = strtok(NULL, " \n")))
+		while (argc < 15 && (argv[argc] = strtok(NULL, "\n ")))
 			argc++;
 		argv[argc] = NULL;
 		if (!name || !argc)

@@ -576,7 +576,8 @@ static void pm_error(const char *what, ssize_t ret, const unsigned char *buf,
  */
 static void pm_errors(void)
 {
-	static unsigned char buf[4096] __attribute__((aligned(8)));
+	static uint64_t words[512];
+	unsigned char *buf = (unsigned char *)words;
 	unsigned long top = 1UL << 47;	/* x86_64's TASK_SIZE, page rounded */
 	int wfd, fd = pagemap_fd;
 	ssize_t ret;
@@ -585,10 +586,10 @@ static void pm_errors(void)
 
 #define PM_TRY(what, count, off)					\
 	do {								\
-		memset(buf, 0xa5, sizeof(buf));				\
+		memset(buf, 0xa5, sizeof(words));			\
 		errno = 0;						\
 		ret = pread(fd, buf, count, off);			\
-		pm_error(what, ret, buf, sizeof(buf), ret > 0 ? ret : 0); \
+		pm_error(what, ret, buf, sizeof(words), ret > 0 ? ret : 0); \
 	} while (0)
 
 	PM_TRY("offset 3", 8, 3);
@@ -650,7 +651,7 @@ static void pm_errors(void)
 		fd2 = open("/proc/self/pagemap", O_RDONLY);
 		ret = fd2 < 0 ? -1 : pread(fd2, buf, 64 * 8, BASE / PAGE * 8);
 		for (n = 0; ret == 64 * 8 && n < 64; n++)
-			if (PM_PFN(((uint64_t *)buf)[n]))
+			if (PM_PFN(words[n]))
 				break;
 		printf("pagemap-errno own pagemap as dumpable nobody: %zd %s, %s\n",
 		       ret, ret < 0 ? strerror(errno) : "ok",
