@@ -8,12 +8,14 @@
 # than MAX instructions is given up (it is some other case), unless PARTIAL
 # is set: then its first MAX instructions are the trace.  LEN 0 traces the
 # first call after AFTER whatever its arguments (FUNC need not take a VMA);
-# SKIP skips that many of the calls that match.
+# MINLEN, with LEN 0, takes a VMA of at least MINLEN bytes; SKIP skips that
+# many of the calls that match.
 import os
 import gdb
 
 FN = os.environ['TRACE_FUNC']
 LEN = int(os.environ['TRACE_LEN'], 0)
+MINLEN = int(os.environ.get('TRACE_MINLEN', '0'), 0)
 AFTER = os.environ.get('TRACE_AFTER', '')
 MAX = int(os.environ.get('TRACE_MAX', '40000'))
 SKIP = int(os.environ.get('TRACE_SKIP', '0'))
@@ -38,6 +40,8 @@ while True:
     gdb.execute('continue')
     vma = reg('$rdi')
     if LEN and rd(vma + 8) - rd(vma) != LEN:
+        continue
+    if MINLEN and rd(vma + 8) - rd(vma) < MINLEN:
         continue
     with open(SERIAL, errors='replace') as f:
         if AFTER and AFTER not in f.read():

@@ -12,40 +12,78 @@
 #   make trace TRACE_FUNC=walk_page_vma TRACE_LEN=0x1000000
 #
 # TRACE_LEN=0 takes the first call after TRACE_AFTER whatever its first
-# argument, TRACE_SKIP=N skips the first N calls that match, and
-# TRACE_PARTIAL=1 keeps the first TRACE_MAX instructions of a longer call
-# (a sample of a walk of small pages):
+# argument (TRACE_MINLEN=N: a VMA of at least N bytes), TRACE_SKIP=N skips
+# the first N calls that match, and TRACE_PARTIAL=1 keeps the first
+# TRACE_MAX instructions of a longer call (a sample of a walk of small
+# pages):
 #
 #   make trace TRACE_FUNC=pt_bench_pagemap_walk TRACE_LEN=0 TRACE_PARTIAL=1 \
 #	TRACE_MAX=20000 TRACE_SKIP=1 TRACE_AFTER="bench vmas-2000x1-4p"
 #
 # Stepping runs at about a thousand instructions a second: trace walks of
 # THP or hugetlb (thousands of instructions), not of 64M of small pages.
+#
+# TRACE_KERNEL=stock or TRACE_KERNEL=patched traces a kernel of
+# "make compare BENCH=1 ARCHS=x86_64" instead (the stock one, or the
+# patched one built without debug options), booted as that bench boots it,
+# with the real /proc code: TRACE_FUNC is then a kernel function such as
+# pagemap_walk_vma or pagemap_pmd_range, usually with TRACE_LEN=0 and
+# TRACE_AFTER a "PMBENCH: ..." line of the layout before, e.g. one 2M
+# window of pagemap's read of small pages on each kernel:
+#
+#   make trace TRACE_KERNEL=patched TRACE_FUNC=pagemap_walk_vma TRACE_LEN=0 \
+#	TRACE_SKIP=8 TRACE_AFTER="small-512M numa_maps" TRACE_MAX=100000
+#   make trace TRACE_KERNEL=stock TRACE_FUNC=pagemap_pmd_range TRACE_LEN=0 \
+#	TRACE_SKIP=8 TRACE_AFTER="small-512M numa_maps" TRACE_MAX=100000
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 FUNC=${TRACE_FUNC:-pt_bench_iter}
 LEN=${TRACE_LEN:-0x1000000}
-KDIR=$OUT/bench-x86_64
+case ${TRACE_KERNEL:-bench} in
+bench)
+	KDIR=$OUT/bench-x86_64
+	HINT="make bench ARCHS=x86_64"
+	;;
+stock | patched)
+	KDIR=$OUT/compare-${TRACE_KERNEL/patched/patched-bench}-x86_64
+	HINT="make compare BENCH=1 ARCHS=x86_64"
+	[[ -f $OUT/compare-x86_64/initramfs.cpio ]] ||
+		die "no bench initramfs: run '$HINT' first"
+	;;
+*)
+	die "TRACE_KERNEL is bench, stock or patched"
+	;;
+esac
 [[ -f $KDIR/vmlinux && -f $KDIR/arch/x86/boot/bzImage ]] ||
-	die "no $KDIR: run 'make bench ARCHS=x86_64' first"
+	die "no $KDIR: run '$HINT' first"
 install_packages gdb
 WORK=$(mktemp -d)
 trap 'kill "$QEMU_PID" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 PORT=$((20000 + RANDOM % 10000))
 
-# The command line of "make bench", without KASLR (gdb needs the addresses
-# of vmlinux).
-qemu-system-x86_64 -nodefaults -kernel "$KDIR/arch/x86/boot/bzImage" \
-	-append "nokaslr $(kunit_kernel_args x86_64) kunit.filter_glob=pt_iter_bench kunit.enable=1 console=ttyS0 kunit_shutdown=poweroff" \
-	-no-reboot -nographic -serial "file:$WORK/serial.log" -bios qboot.rom \
-	-cpu max -smp 2 -m 3G -icount shift=0,sleep=off \
-	-gdb "tcp::$PORT" >/dev/null 2>&1 &
+# The command line of "make bench" or of compare.sh's bench mode, without
+# KASLR (gdb needs the addresses of vmlinux).
+if [[ ${TRACE_KERNEL:-bench} == bench ]]; then
+	qemu-system-x86_64 -nodefaults -kernel "$KDIR/arch/x86/boot/bzImage" \
+		-append "nokaslr $(kunit_kernel_args x86_64) kunit.filter_glob=pt_iter_bench kunit.enable=1 console=ttyS0 kunit_shutdown=poweroff" \
+		-no-reboot -nographic -serial "file:$WORK/serial.log" -bios qboot.rom \
+		-cpu max -smp 2 -m 3G -icount shift=0,sleep=off \
+		-gdb "tcp::$PORT" >/dev/null 2>&1 &
+else
+	qemu-system-x86_64 -M pc -cpu max -m 8G -smp 2 -accel tcg \
+		-nographic -no-reboot -nic none \
+		-kernel "$KDIR/arch/x86/boot/bzImage" \
+		-initrd "$OUT/compare-x86_64/initramfs.cpio" \
+		-append "nokaslr console=ttyS0 numa=fake=2 pmcheck=bench panic=-1 loglevel=5 hugepagesz=1G hugepages=1 hugepagesz=2M hugepages=136" \
+		-serial "file:$WORK/serial.log" -monitor none \
+		-icount shift=0,sleep=off -gdb "tcp::$PORT" >/dev/null 2>&1 &
+fi
 QEMU_PID=$!
 sleep 1
 
-TRACE_FUNC=$FUNC TRACE_LEN=$LEN TRACE_AFTER=${TRACE_AFTER:-} \
+TRACE_FUNC=$FUNC TRACE_LEN=$LEN TRACE_MINLEN=${TRACE_MINLEN:-0} TRACE_AFTER=${TRACE_AFTER:-} \
 TRACE_MAX=${TRACE_MAX:-40000} TRACE_PARTIAL=${TRACE_PARTIAL:-} TRACE_SKIP=${TRACE_SKIP:-0} TRACE_OUT=$WORK/pcs TRACE_SERIAL=$WORK/serial.log \
 TRACE_PORT=$PORT timeout 1800 gdb -nx -batch -ex "source $REPO/harness/trace.py" \
 	"$KDIR/vmlinux" 2>&1 | grep '^trace.py:' || true

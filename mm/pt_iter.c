@@ -461,6 +461,7 @@ static bool pt_iter_scan_table(struct pt_iter_state *s)
 	unsigned long end = s->table_end;
 	pte_t *ptep = s->pte_table + pte_index(addr);
 	enum pt_iter_type type;
+	unsigned long nr;
 	swp_entry_t swp;
 	pte_t pte;
 
@@ -476,9 +477,18 @@ static bool pt_iter_scan_table(struct pt_iter_state *s)
 				new_hole = false;
 				continue;
 			}
-			/* A hole of a higher level ends here. */
-			if (!pt_iter_hole_pending(s) || s->hole_in_table)
+			/*
+			 * A hole of a higher level ends here; else skip the
+			 * empty PTEs that follow (the loop then steps past
+			 * the last of them).
+			 */
+			if (!pt_iter_hole_pending(s) || s->hole_in_table) {
+				nr = ((end - addr) >> PAGE_SHIFT) - 1;
+				nr = __pt_iter_none_run(ptep + 1, nr);
+				addr += nr << PAGE_SHIFT;
+				ptep += nr;
 				continue;
+			}
 		}
 		s->cur._next = addr;
 		if (pt_iter_hole_pending(s)) {
@@ -592,8 +602,10 @@ static inline void pt_iter_hugetlb_tail(struct pt_iter_state *s, pte_t *ptep,
 
 	if (size != PAGE_SIZE && size != PMD_SIZE && size != PUD_SIZE)
 		s->cur._attrs |= PT_ATTR_CONT;
-	if (size == PMD_SIZE && hugetlb_pmd_shared(ptep))
-		s->cur._attrs |= PT_ATTR_SHARED_TABLE;
+	/* Whether its table is shared is asked when the caller wants it. */
+	if (IS_ENABLED(CONFIG_HUGETLB_PMD_PAGE_TABLE_SHARING) &&
+	    size == PMD_SIZE)
+		s->cur._attrs |= __PT_ATTR_PMD_TABLE;
 	s->cur.pte = pte;
 	s->cur.ptep = ptep;
 }
@@ -816,22 +828,22 @@ skip:
 
 #ifdef CONFIG_PGTABLE_HAS_HUGE_LEAVES
 /*
- * vm_normal_page_pmd() of the present PMD leaf @pmd of pfn @pfn at @addr,
- * with its usual answer inline: a THP of a VMA that is not a pfn mapping.
- * The rest (pfn maps, devmap, the huge zero page) is for the real thing.
+ * Whether vm_normal_page_pmd() of the present PMD leaf @pmd of pfn @pfn
+ * surely finds a page, told inline: a THP of a VMA that is not a pfn
+ * mapping.  The rest (pfn maps, devmap, the huge zero page) is for the
+ * real thing.
  */
-static __always_inline struct page *
-pt_iter_pmd_page(struct vm_area_struct *vma, unsigned long addr, pmd_t pmd,
-		 unsigned long pfn)
+static __always_inline bool pt_iter_pmd_usual(struct vm_area_struct *vma,
+					      pmd_t pmd, unsigned long pfn)
 {
 #ifdef CONFIG_TRANSPARENT_HUGEPAGE
-	if (likely(!pmd_special(pmd) && !pmd_devmap(pmd) &&
-		   !(vma->vm_flags & (VM_PFNMAP | VM_MIXEDMAP)) &&
-		   pfn <= highest_memmap_pfn &&
-		   pfn != READ_ONCE(huge_zero_pfn)))
-		return pfn_to_page(pfn);
+	return likely(!pmd_special(pmd) && !pmd_devmap(pmd) &&
+		      !(vma->vm_flags & (VM_PFNMAP | VM_MIXEDMAP)) &&
+		      pfn <= highest_memmap_pfn &&
+		      pfn != READ_ONCE(huge_zero_pfn));
+#else
+	return false;
 #endif
-	return vm_normal_page_pmd(vma, addr, pmd);
 }
 
 /*
@@ -846,6 +858,7 @@ static __always_inline bool pt_iter_set_pmd(struct pt_iter_state *s,
 {
 	unsigned long start = s->cur._next & PMD_MASK;
 	unsigned long idx = (s->cur._next - start) >> PAGE_SHIFT;
+	bool no_page = s->cur._flags & PT_ITER_NO_PAGE;
 	enum pt_iter_type type;
 	struct page *page;
 	swp_entry_t swp;
@@ -853,13 +866,26 @@ static __always_inline bool pt_iter_set_pmd(struct pt_iter_state *s,
 	if (pmd_present(pmd) || !thp_migration_supported()) {
 		unsigned long pfn = pmd_pfn(pmd);
 
-		page = pt_iter_pmd_page(s->vma, start, pmd, pfn);
-		if (!pt_iter_wants(s, page ? PT_ITER_FOLIO : PT_ITER_PFN))
+		/*
+		 * The page of s->cur._next, looked up once: pfn_to_page()
+		 * rather than nth_page() of the first page, which costs two
+		 * memmap lookups without SPARSEMEM_VMEMMAP.
+		 */
+		if (pt_iter_pmd_usual(s->vma, pmd, pfn)) {
+			type = PT_ITER_FOLIO;
+			page = no_page ? NULL : pfn_to_page(pfn + idx);
+		} else {
+			page = vm_normal_page_pmd(s->vma, start, pmd);
+			type = page ? PT_ITER_FOLIO : PT_ITER_PFN;
+			if (page)
+				page = no_page ? NULL : nth_page(page, idx);
+		}
+		if (!pt_iter_wants(s, type))
 			return false;
 		pt_iter_set_leaf(s, PT_ITER_PMD, start, PMD_SIZE);
-		s->cur.type = page ? PT_ITER_FOLIO : PT_ITER_PFN;
-		if (page && !(s->cur._flags & PT_ITER_NO_PAGE)) {
-			s->cur.page = nth_page(page, idx);
+		s->cur.type = type;
+		if (page) {
+			s->cur.page = page;
 			s->cur.folio = page_folio(page);
 		}
 		s->cur._pfn = pfn + idx;
@@ -1032,6 +1058,47 @@ static bool pt_iter_descend(struct pt_iter_state *s)
 
 pmd_level:
 	return pt_iter_pmd(s, pmd_offset(pudp, addr));
+}
+
+/**
+ * __pt_iter_none_run - how many PTEs of a run are empty
+ * @ptep: the first PTE to look at, of a mapped and locked table.
+ * @max: how many PTEs there are to look at, from @ptep on.
+ *
+ * Out of line, for the inline step to skip (or report as a hole) the empty
+ * PTEs of its table without the loop in every caller: four at a time while
+ * there are four left, since this loop is most of a walk of sparse memory.
+ * Not for direct use.
+ *
+ * Return: the number of empty PTEs from @ptep on, at most @max.
+ */
+unsigned long __pt_iter_none_run(pte_t *ptep, unsigned long max)
+{
+	unsigned long i = 0;
+
+	while (i + 4 <= max && pte_none(ptep_get(ptep + i)) &&
+	       pte_none(ptep_get(ptep + i + 1)) &&
+	       pte_none(ptep_get(ptep + i + 2)) &&
+	       pte_none(ptep_get(ptep + i + 3)))
+		i += 4;
+	while (i < max && pte_none(ptep_get(ptep + i)))
+		i++;
+	return i;
+}
+
+/**
+ * __pt_iter_table_shared - whether a hugetlb entry's PMD table is shared
+ * @ptep: the PMD-sized hugetlb entry of the iterator, its lock held.
+ *
+ * %PT_ATTR_SHARED_TABLE of the entry, for pt_iter_attrs() and
+ * pt_iter_has(): only looked up when asked.  Not for direct use.
+ *
+ * Return: true if the PMD table that holds the entry is shared with
+ * another mm.
+ */
+bool __pt_iter_table_shared(pte_t *ptep)
+{
+	return hugetlb_pmd_shared(ptep);
 }
 
 /**

@@ -1000,6 +1000,8 @@ static void bench_files(const char *layout, const char *p, unsigned long len)
 		}
 		printf("PMBENCH: %s %s %llu %ld\n", layout,
 		       strrchr(files[f], '/') + 1, median(t), bytes);
+		/* At once: make trace waits for these lines. */
+		fflush(stdout);
 	}
 
 	n = (len < 4 * GB ? len : 4 * GB) / PAGE;
@@ -1016,6 +1018,7 @@ static void bench_files(const char *layout, const char *p, unsigned long len)
 			t[r - 1] = now_ns() - t0;
 	}
 	printf("PMBENCH: %s pagemap %llu %ld\n", layout, median(t), bytes);
+	fflush(stdout);
 
 	/*
 	 * PAGEMAP_SCAN of the layout, as CRIU asks it: present or swapped
@@ -1048,6 +1051,7 @@ static void bench_files(const char *layout, const char *p, unsigned long len)
 			t[r - 1] = now_ns() - t0;
 	}
 	printf("PMBENCH: %s pagemap_scan %llu %ld\n", layout, median(t), bytes);
+	fflush(stdout);
 }
 
 /*

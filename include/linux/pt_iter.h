@@ -142,6 +142,10 @@ enum pt_iter_level {
 				 PT_ATTR_SOFT_DIRTY | PT_ATTR_UFFD_WP)
 #define __PT_ATTR_RAW_PTE	BIT(31)
 #define __PT_ATTR_RAW_PMD	BIT(30)
+/* private: a PMD-sized hugetlb entry, PT_ATTR_SHARED_TABLE asked on demand */
+#define __PT_ATTR_PMD_TABLE	BIT(29)
+#define __PT_ATTR_PRIVATE	(__PT_ATTR_RAW_PTE | __PT_ATTR_RAW_PMD | \
+				 __PT_ATTR_PMD_TABLE)
 
 /**
  * struct pt_iter - the current entry of a page table walk
@@ -240,6 +244,8 @@ unsigned int __pt_iter_pte_run(struct pt_iter_state *s, pte_t *ptep, pte_t pte,
 			       unsigned long addr);
 void __pt_iter_end(struct pt_iter_state *s);
 void __pt_iter_pause(struct pt_iter_state *s, unsigned long resume);
+bool __pt_iter_table_shared(pte_t *ptep);
+unsigned long __pt_iter_none_run(pte_t *ptep, unsigned long max);
 
 /* From mm/internal.h, for the inline check below. */
 extern unsigned long highest_memmap_pfn;
@@ -356,8 +362,11 @@ static __always_inline bool __pt_iter_slow(struct pt_iter *it,
 
 /*
  * An entry of the inline step: @size bytes of the locked PTE table from
- * @addr, whose first PTE is @ptep.  The level and the lock stay those of
- * the entry before.
+ * @addr, whose first PTE is @ptep.  The lock stays that of the entry
+ * before.  The level is set although it is the same, and the type and
+ * attribute mode are constants here: a consumer that tests them first
+ * (type, level, pt_iter_has()) has its tests resolved by the compiler on
+ * the way from the inline step, which then goes straight to its usual case.
  */
 static __always_inline void
 __pt_iter_set_pte(struct pt_iter *it, enum pt_iter_type type,
@@ -367,6 +376,7 @@ __pt_iter_set_pte(struct pt_iter *it, enum pt_iter_type type,
 {
 	it->addr = addr;
 	it->end = addr + size;
+	it->level = PT_ITER_PTE;
 	it->_next = it->end;
 	it->_nextp = ptep + (size >> PAGE_SHIFT);
 	it->type = type;
@@ -388,17 +398,13 @@ __pt_iter_set_pte(struct pt_iter *it, enum pt_iter_type type,
 static __always_inline bool __pt_iter_hole(struct pt_iter *it,
 					   unsigned long addr, pte_t *ptep)
 {
-	unsigned long end = addr;
-	pte_t *endp = ptep;
+	unsigned long nr = ((it->_fast_end - addr) >> PAGE_SHIFT) - 1;
 
-	do {
-		end += PAGE_SIZE;
-		endp++;
-	} while (end < it->_fast_end && pte_none(ptep_get(endp)));
+	nr = 1 + __pt_iter_none_run(ptep + 1, nr);
 
 	/* As the slow path reports a hole of the locked table. */
-	__pt_iter_set_pte(it, PT_ITER_NONE, addr, ptep, end - addr, NULL, NULL,
-			  __pte(0), 0, 0);
+	__pt_iter_set_pte(it, PT_ITER_NONE, addr, ptep, nr << PAGE_SHIFT,
+			  NULL, NULL, __pte(0), 0, 0);
 	return true;
 }
 
@@ -438,9 +444,11 @@ static __always_inline bool pt_iter_next(struct pt_iter *it)
 		if ((it->_flags & PT_ITER_HOLES) && pte_none(pte))
 			return __pt_iter_hole(it, addr, ptep);
 		/* Empty PTEs are skipped here. */
-		while (pte_none(pte)) {
-			addr += PAGE_SIZE;
-			ptep++;
+		if (pte_none(pte)) {
+			nr = ((it->_fast_end - addr) >> PAGE_SHIFT) - 1;
+			nr = 1 + __pt_iter_none_run(ptep + 1, nr);
+			addr += (unsigned long)nr << PAGE_SHIFT;
+			ptep += nr;
 			if (addr >= it->_fast_end)
 				goto slow;
 			pte = ptep_get(ptep);
@@ -553,13 +561,15 @@ static __always_inline unsigned int __pt_iter_pmd_attrs(pmd_t pmd,
  */
 static inline unsigned int pt_iter_attrs(const struct pt_iter *it)
 {
+	unsigned int attrs = it->_attrs & ~__PT_ATTR_PRIVATE;
+
 	if (it->_attrs & __PT_ATTR_RAW_PTE)
-		return (it->_attrs & ~__PT_ATTR_RAW_PTE) |
-		       __pt_iter_pte_attrs(it->pte, __PT_ATTR_PTE_BITS);
-	if (it->_attrs & __PT_ATTR_RAW_PMD)
-		return (it->_attrs & ~__PT_ATTR_RAW_PMD) |
-		       __pt_iter_pmd_attrs(it->pmd, __PT_ATTR_PTE_BITS);
-	return it->_attrs;
+		attrs |= __pt_iter_pte_attrs(it->pte, __PT_ATTR_PTE_BITS);
+	else if (it->_attrs & __PT_ATTR_RAW_PMD)
+		attrs |= __pt_iter_pmd_attrs(it->pmd, __PT_ATTR_PTE_BITS);
+	if ((it->_attrs & __PT_ATTR_PMD_TABLE) && __pt_iter_table_shared(it->ptep))
+		attrs |= PT_ATTR_SHARED_TABLE;
+	return attrs;
 }
 
 /**
@@ -578,6 +588,13 @@ static __always_inline bool pt_iter_has(const struct pt_iter *it,
 	unsigned int bits = mask & __PT_ATTR_PTE_BITS;
 	unsigned int other = mask & ~__PT_ATTR_PTE_BITS;
 
+	/*
+	 * Whether a hugetlb PMD table is shared is only asked here; with the
+	 * entry's pointer, not @it, which would then have to live in memory.
+	 */
+	if ((mask & PT_ATTR_SHARED_TABLE) &&
+	    (it->_attrs & __PT_ATTR_PMD_TABLE) && __pt_iter_table_shared(it->ptep))
+		return true;
 	/* A raw entry has none of its own bits in _attrs. */
 	if (bits && (it->_attrs & __PT_ATTR_RAW_PTE))
 		return (other && (it->_attrs & other)) ||
