@@ -557,6 +557,8 @@ static __always_inline unsigned int __pt_iter_pmd_attrs(pmd_t pmd,
  * %PT_ATTR_HUGETLB, %PT_ATTR_SHARED_TABLE, %PT_ATTR_CLIPPED.  A consumer
  * that needs a few bits should prefer pt_iter_has().
  *
+ * Context: for a hugetlb entry, its lock held (whether its PMD table is
+ * shared is looked up here).
  * Return: a mask of %PT_ATTR_* bits.
  */
 static inline unsigned int pt_iter_attrs(const struct pt_iter *it)
@@ -567,7 +569,8 @@ static inline unsigned int pt_iter_attrs(const struct pt_iter *it)
 		attrs |= __pt_iter_pte_attrs(it->pte, __PT_ATTR_PTE_BITS);
 	else if (it->_attrs & __PT_ATTR_RAW_PMD)
 		attrs |= __pt_iter_pmd_attrs(it->pmd, __PT_ATTR_PTE_BITS);
-	if ((it->_attrs & __PT_ATTR_PMD_TABLE) && __pt_iter_table_shared(it->ptep))
+	if ((it->_attrs & __PT_ATTR_PMD_TABLE) &&
+	    __pt_iter_table_shared(it->ptep))
 		attrs |= PT_ATTR_SHARED_TABLE;
 	return attrs;
 }
@@ -580,6 +583,7 @@ static inline unsigned int pt_iter_attrs(const struct pt_iter *it)
  * Cheaper than pt_iter_attrs(): with a constant @mask only the bits asked
  * for are decoded.
  *
+ * Context: as for pt_iter_attrs().
  * Return: true if pt_iter_attrs() has any bit of @mask set.
  */
 static __always_inline bool pt_iter_has(const struct pt_iter *it,
@@ -593,7 +597,8 @@ static __always_inline bool pt_iter_has(const struct pt_iter *it,
 	 * entry's pointer, not @it, which would then have to live in memory.
 	 */
 	if ((mask & PT_ATTR_SHARED_TABLE) &&
-	    (it->_attrs & __PT_ATTR_PMD_TABLE) && __pt_iter_table_shared(it->ptep))
+	    (it->_attrs & __PT_ATTR_PMD_TABLE) &&
+	    __pt_iter_table_shared(it->ptep))
 		return true;
 	/* A raw entry has none of its own bits in _attrs. */
 	if (bits && (it->_attrs & __PT_ATTR_RAW_PTE))
