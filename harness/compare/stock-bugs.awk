@@ -7,18 +7,19 @@
 # can: the masked fields are replaced by what both kernels must still agree
 # on.
 #
-# 1. x86_64: smaps Shared_Hugetlb/Private_Hugetlb of 1G hugetlb pages, and
-#    the smaps_rollup totals that include them.  Stock asks
-#    hugetlb_pmd_shared() of the PUD table holding a 1G entry and reads its
-#    pt_index as a PMD table's share count, which under QEMU x86_64 is not
-#    zero: a 1G page mapped once shows as Shared_Hugetlb.  Fixed by
-#    fs/proc/0014-fs-proc-task_mmu-smaps-ask-about-PMD-table-sharing-only-
-#    for-PMD-sized-hugetlb.patch.  The sum of the two fields is still
-#    compared; arm64, where stock happens to read zero, compares the split.
-# 2. x86_64: the same bug in pagemap: stock leaves PM_MMAP_EXCLUSIVE (bit
-#    56, 0x2 in the printed flags) off the entries of a 1G page mapped
-#    once.  Fixed by the same patch.  Only that bit is masked; arm64
-#    compares it.
+# 1. smaps Shared_Hugetlb/Private_Hugetlb of hugetlb pages whose entry is
+#    not in a PMD table (1G pages, in a PUD table; arm64's 64K cont-PTE
+#    pages, in a PTE table), and the smaps_rollup totals that include
+#    them.  Stock asks hugetlb_pmd_shared() of such a table and reads its
+#    page's pt_index (whatever was left there) as a PMD table's share
+#    count: a page mapped once can show as Shared_Hugetlb.  Under QEMU
+#    x86_64 a 1G page always does; arm64's 64K pages do on some boots and
+#    not on others.  Fixed by fs/proc/0014-fs-proc-task_mmu-ask-about-PMD-
+#    table-sharing-only-for-PMD-sized-hugetlb.patch.  The sum of the two
+#    fields is still compared.
+# 2. The same bug in pagemap: stock can leave PM_MMAP_EXCLUSIVE (bit 56,
+#    0x2 in the printed flags) off the entries of such a page mapped once.
+#    Fixed by the same patch.  Only that bit is masked.
 
 function hugetlb_pair(prefix) {
 	if ($0 ~ "^" prefix "Shared_Hugetlb:") {
@@ -34,13 +35,13 @@ function hugetlb_pair(prefix) {
 	return 0
 }
 
-/^smaps / { in_1g = ($2 ~ /hugetlb-1G/) }
-/^[^ ]/ && !/^smaps / { in_1g = 0 }
+/^smaps / { in_odd = ($2 ~ /hugetlb-(1G|64K)/) }
+/^[^ ]/ && !/^smaps / { in_odd = 0 }
 
-arch == "x86_64" && in_1g && hugetlb_pair("  ") { masked++; next }
-arch == "x86_64" && /^rollup / && hugetlb_pair("rollup ") { masked++; next }
+in_odd && hugetlb_pair("  ") { masked++; next }
+/^rollup / && hugetlb_pair("rollup ") { masked++; next }
 # Bit 0x2 is in the last hex digit of the flags ($4, "0x..."): clear it.
-arch == "x86_64" && /^pagemap [^ ]*hugetlb-1G/ {
+/^pagemap [^ ]*hugetlb-(1G|64K)/ {
 	last = substr($4, length($4))
 	i = index("2367abef", last)
 	if (i)
