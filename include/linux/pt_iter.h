@@ -322,7 +322,8 @@ static inline void pt_iter_end(struct pt_iter *it)
  * Drops the page-table lock and, for hugetlb, the hugetlb VMA lock.  The
  * caller may then sleep or take other locks; the current entry's pointers
  * (folio, page, ptep, ...) must not be used afterwards without a reference
- * of the caller's own.  The mmap or VMA lock must stay held.
+ * of the caller's own, nor %PT_ATTR_SHARED_TABLE be asked for (it is
+ * looked up through @ptep).  The mmap or VMA lock must stay held.
  */
 static inline void pt_iter_pause(struct pt_iter *it, unsigned long resume)
 {
@@ -420,8 +421,8 @@ static __always_inline bool __pt_iter_hole(struct pt_iter *it,
  * of that table when it does; everything else (other holes, swap entries,
  * special PTEs, a new table, a leaf at a higher level, hugetlb) takes the
  * slow path.
- * The inline step only runs after an entry of the same PTE table, so @level
- * and @ptl stay what they are.
+ * The inline step only runs after an entry of the same PTE table, so @ptl
+ * stays what it is (and @level, which it sets all the same).
  *
  * Context: see pt_iter_start().
  * Return: true with the entry in @it (and @it->ptl held, if not NULL);
@@ -721,7 +722,9 @@ DEFINE_FREE(__pt_iter, struct pt_iter *, __pt_iter_cleanup(_T))
  * it is not NULL.  However the loop is left (its end, break, return, goto),
  * every lock of the walk is dropped: the loop's own variable ends the walk
  * when it goes out of scope.  The fields of @it stay readable, but its
- * pointers and locks are no longer valid.  The outer loop only provides
+ * pointers and locks are no longer valid, and neither is the answer of
+ * pt_iter_attrs() or pt_iter_has() about %PT_ATTR_SHARED_TABLE, which is
+ * looked up through them.  The outer loop only provides
  * the walk's state (it runs once); __pt_iter_loop() is the walk.
  */
 #define for_each_pt_entry(it, vma, start, end, flags)			\
