@@ -3508,6 +3508,41 @@ static void pt_ref_anon(struct kunit *test, unsigned int unused)
 }
 
 /*
+ * Runs of 1 to 9 empty PTEs between small pages, pages at and near the
+ * ends of a PTE table, and walks that begin or end inside each run: the
+ * empty PTEs are counted four at a time (__pt_iter_none_run()) by the
+ * inline step, by its hole and by the first scan of a table, whose bounds
+ * (the walk's end, the table's end, the next present PTE) this covers.
+ */
+static void pt_ref_empty_runs(struct kunit *test, unsigned int unused)
+{
+	unsigned long a = pt_test_anon(test, 2 * PMD_SIZE, PMD_SIZE,
+				       MADV_NOHUGEPAGE);
+	unsigned long i, off = 0;
+	struct pt_ref *ref;
+
+	/* Pages 0, 2, 5, 9, 14, 20, 27, 35, 44 and 54. */
+	for (i = 1; i <= 10; i++) {
+		pt_test_write(test, a + P(off), 1);
+		off += i + 1;
+	}
+	pt_test_write(test, a + PMD_SIZE - P(6), 1);
+	pt_test_write(test, a + PMD_SIZE - P(1), 1);
+	pt_test_write(test, a + PMD_SIZE + P(4), 1);
+	ref = pt_ref_check(test, a, a + 2 * PMD_SIZE);
+	KUNIT_EXPECT_EQ(test, pt_ref_count(ref, PT_ITER_FOLIO, PT_ITER_PTE),
+			13UL);
+	for (i = 1; i < 60; i++) {
+		pt_ref_check(test, a, a + P(i));
+		pt_ref_check(test, a + P(i), a + P(62));
+	}
+	for (i = 1; i < 12; i++) {
+		pt_ref_check(test, a + PMD_SIZE - P(i), a + PMD_SIZE + P(i));
+		pt_ref_check(test, a + PMD_SIZE - P(12), a + PMD_SIZE - P(i));
+	}
+}
+
+/*
  * Page cache of a shmem file: in a MAP_SHARED mapping, pages written (dirty,
  * writable) and pages only read (clean, read-only, some mapped by fault
  * around); in a MAP_PRIVATE mapping of the same file, page cache pages
@@ -4129,6 +4164,7 @@ struct pt_ref_layout {
 
 static const struct pt_ref_layout pt_ref_layouts[] = {
 	{ "anon", pt_ref_anon },
+	{ "empty-runs", pt_ref_empty_runs },
 	{ "file", pt_ref_file },
 	{ "shmem-thp", pt_ref_shmem_thp },
 	{ "straddle", pt_ref_straddle },
