@@ -121,6 +121,7 @@ passed=0
 failed=0
 use_ccache
 take_lock compare
+mkdir -p "$LOGS"
 if [[ ${BENCH:-0} != 0 ]]; then
 	printf '%-8s %-16s %-14s %12s %12s %7s\n' arch layout file stock \
 		patched ratio >"$LOGS/compare-bench.txt"
