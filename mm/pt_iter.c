@@ -396,13 +396,26 @@ static inline bool pt_iter_pte_cont(pte_t pte)
 }
 
 /*
+ * vm_normal_page(), with the answer for a PTE that is not special (see
+ * pt_iter_next()) found without a call.
+ */
+static __always_inline struct page *
+pt_iter_normal_page(struct vm_area_struct *vma, unsigned long addr, pte_t pte)
+{
+	if (IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) && !pte_special(pte) &&
+	    likely(pte_pfn(pte) <= highest_memmap_pfn))
+		return pfn_to_page(pte_pfn(pte));
+	return vm_normal_page(vma, addr, pte);
+}
+
+/*
  * Describe the present PTE @pte at @ptep (s->cur._next) of the locked table.
  * Returns false if the caller does not want it.
  */
 static bool pt_iter_present_pte(struct pt_iter_state *s, pte_t *ptep, pte_t pte)
 {
 	unsigned long addr = s->cur._next;
-	struct page *page = vm_normal_page(s->vma, addr, pte);
+	struct page *page = pt_iter_normal_page(s->vma, addr, pte);
 	unsigned long size;
 	unsigned int nr = 1;
 
@@ -728,40 +741,8 @@ skip:
 	return false;
 }
 
-/*
- * The next present hugetlb page of the same PMD table, at @ptep, after one
- * whose lock @ptl is still held: hugetlb entries of one size in one table
- * share their lock (huge_pte_lockptr() is pmd_lockptr() of the table), and
- * the table stays while the hugetlb VMA lock is held, so the lock is kept,
- * as a PTE table's is (walk_hugetlb_range() does not reschedule between
- * present pages either).  Returns false with the lock dropped if it is not
- * one the caller wants: the general path then looks.
- */
-static bool pt_iter_hugetlb_after(struct pt_iter_state *s, pte_t *ptep,
-				  spinlock_t *ptl)
-{
-	struct mm_struct *mm = s->vma->vm_mm;
-	unsigned long start = s->cur._next;
-	pte_t pte;
-
-	VM_WARN_ON_ONCE(ptl != huge_pte_lockptr(s->hstate, mm, ptep));
-	pte = huge_ptep_get(mm, start, ptep);
-	if (!pte_present(pte) || !pt_iter_hugetlb_present(s, start, ptep, pte)) {
-		pt_iter_drop_leaf(s);
-		return false;
-	}
-	s->cur._attrs |= PT_ATTR_HUGETLB;
-	return true;
-}
 #else
 static bool pt_iter_hugetlb(struct pt_iter_state *s, pte_t *ptep)
-{
-	BUILD_BUG();
-	return false;
-}
-
-static bool pt_iter_hugetlb_after(struct pt_iter_state *s, pte_t *ptep,
-				  spinlock_t *ptl)
 {
 	BUILD_BUG();
 	return false;
@@ -950,33 +931,6 @@ static int pt_iter_pmd_leaf(struct pt_iter_state *s, pmd_t *pmdp)
 }
 
 /*
- * The next THP of the same PMD table, at @pmdp, after a PMD leaf whose lock
- * @ptl was just dropped: the entries of one PMD table share their lock.
- * Returns false, with nothing held, if @pmdp is not a THP the caller wants:
- * the general path then looks at it.
- */
-static bool pt_iter_thp_after(struct pt_iter_state *s, pmd_t *pmdp,
-			      spinlock_t *ptl)
-{
-	pmd_t pmd = pmdp_get_lockless(pmdp);
-
-	if (!pmd_trans_huge(pmd))
-		return false;
-	VM_WARN_ON_ONCE(ptl != pmd_lockptr(s->vma->vm_mm, pmdp));
-	spin_lock(ptl);
-	pmd = pmdp_get(pmdp);
-	if (!pmd_trans_huge(pmd) || !pt_iter_set_pmd(s, pmd)) {
-		spin_unlock(ptl);
-		return false;
-	}
-	s->cur.pmd = pmd;
-	s->cur.pmdp = pmdp;
-	s->cur.ptl = ptl;
-	pt_iter_keep(ptl);
-	return true;
-}
-
-/*
  * The entry at s->cur._next, whose PMD entry is @pmdp: a PMD leaf (or a
  * hole) is reported, a PTE table is mapped and locked for
  * pt_iter_scan_table().  Same return values as pt_iter_descend().  Out of
@@ -1126,17 +1080,30 @@ void __pt_iter_start(struct pt_iter_state *s, struct vm_area_struct *vma,
 	else
 		pt_iter_assert_locked(vma);
 
-	*s = (struct pt_iter_state) {
-		.cur = {
-			._next = max(start, vma->vm_start),
-			._flags = __pt_iter_flags(flags),
-			._st = s,
-		},
-		.vma = vma,
-		.range_start = max(start, vma->vm_start),
-		.range_end = min(end, vma->vm_end),
-		.hole_start = PT_ITER_NO_HOLE,
-	};
+	/*
+	 * What the first step reads; the rest is written before it is read
+	 * (pudp below pud_end, hole_level with hole_start, the entry by the
+	 * step that finds it), and clearing it costs every walk of a small
+	 * VMA.
+	 */
+	s->cur.type = PT_ITER_NONE;
+	s->cur.ptl = NULL;
+	s->cur._attrs = 0;
+	s->cur._flags = __pt_iter_flags(flags);
+	s->cur._next = max(start, vma->vm_start);
+	s->cur._fast_end = 0;
+	s->cur._st = s;
+	s->vma = vma;
+	s->range_start = s->cur._next;
+	s->range_end = min(end, vma->vm_end);
+	s->pte_table = NULL;
+	s->pte_ptl = NULL;
+	s->pud_end = 0;
+	s->hole_start = PT_ITER_NO_HOLE;
+	s->hole_in_table = false;
+	s->walk_locked = false;
+	s->hsize = 0;
+	s->hstate = NULL;
 #ifdef CONFIG_HUGETLB_PAGE
 	if (is_vm_hugetlb_page(vma)) {
 		/* The hstate of a VMA does not change: look it up once. */
@@ -1195,7 +1162,7 @@ void __pt_iter_pause(struct pt_iter_state *s, unsigned long resume)
  * no descent (nor hugetlb_walk()).  Only for leaves that end where the
  * next step starts, at the boundary of the next entry.
  */
-static inline void *pt_iter_leaf_after(const struct pt_iter_state *s)
+static __always_inline void *pt_iter_leaf_after(const struct pt_iter_state *s)
 {
 	unsigned long next = s->cur._next;
 	unsigned long size = s->hsize;
@@ -1215,6 +1182,107 @@ static inline void *pt_iter_leaf_after(const struct pt_iter_state *s)
 	return (pmd_t *)s->cur.ptep + size / PMD_SIZE;
 }
 
+#ifdef CONFIG_HUGETLB_PAGE
+/* pt_iter_leaf_next() of hugetlb: the page at @ptep if present. */
+static __always_inline bool pt_iter_leaf_hugetlb(struct pt_iter_state *s,
+						 pte_t *ptep,
+						 unsigned long *pfn)
+{
+	struct mm_struct *mm = s->vma->vm_mm;
+	pte_t pte = huge_ptep_get(mm, s->cur._next, ptep);
+
+	VM_WARN_ON_ONCE(s->cur.ptl != huge_pte_lockptr(s->hstate, mm, ptep));
+	if (!pte_present(pte))
+		return false;
+	*pfn = pte_pfn(pte);
+	s->cur.pte = pte;
+	s->cur.ptep = ptep;
+	return true;
+}
+#else
+static __always_inline bool pt_iter_leaf_hugetlb(struct pt_iter_state *s,
+						 pte_t *ptep,
+						 unsigned long *pfn)
+{
+	return false;
+}
+#endif
+
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+/* pt_iter_leaf_next() of THP: the THP at @pmdp if it is one. */
+static __always_inline bool pt_iter_leaf_thp(struct pt_iter_state *s,
+					     pmd_t *pmdp, unsigned long *pfn)
+{
+	pmd_t pmd = pmdp_get(pmdp);
+
+	VM_WARN_ON_ONCE(s->cur.ptl != pmd_lockptr(s->vma->vm_mm, pmdp));
+	if (!pmd_trans_huge(pmd) || !pmd_present(pmd))
+		return false;
+	*pfn = pmd_pfn(pmd);
+	if (!pt_iter_pmd_usual(s->vma, pmd, *pfn))
+		return false;
+	s->cur.pmd = pmd;
+	s->cur.pmdp = pmdp;
+	return true;
+}
+#else
+static __always_inline bool pt_iter_leaf_thp(struct pt_iter_state *s,
+					     pmd_t *pmdp, unsigned long *pfn)
+{
+	return false;
+}
+#endif
+
+/*
+ * The step from a present PMD-level leaf (a THP, a PMD-sized or cont-PMD
+ * hugetlb page) to the next entry of its PMD table, if that is a present
+ * leaf of the same kind: the run of THPs or hugetlb pages of a table that
+ * walk_pmd_range() and walk_hugetlb_range() step through.  The entries of
+ * one PMD table share their lock (pmd_lockptr() of the table;
+ * huge_pte_lockptr() for hugetlb, the same or mm->page_table_lock), which
+ * is kept from one leaf to the next as a PTE table's is from one PTE to
+ * the next, unless this CPU should reschedule or another one waits for it:
+ * the general path then drops it and calls cond_resched().  Only the
+ * fields that differ from the leaf before are written: the type, level,
+ * lock and kind of the entry stay, and the caller wanted the one before.
+ * Returns false, having written nothing, for the general path.
+ */
+static __always_inline bool pt_iter_leaf_next(struct pt_iter_state *s)
+{
+	unsigned long next = s->cur._next;
+	unsigned long size = s->hsize ?: PMD_SIZE;
+	unsigned long pfn, end;
+	void *leaf;
+
+	if (s->cur.type != PT_ITER_FOLIO || !s->cur.ptl)
+		return false;
+	leaf = pt_iter_leaf_after(s);
+	if (!leaf || need_resched() || spin_needbreak(s->cur.ptl))
+		return false;
+	if (s->hsize ? !pt_iter_leaf_hugetlb(s, leaf, &pfn) :
+	    !pt_iter_leaf_thp(s, leaf, &pfn))
+		return false;
+	end = min(next + size, s->range_end);
+	s->cur.addr = next;
+	s->cur.end = end;
+	s->cur._next = end;
+	s->cur._pfn = pfn;
+	s->cur._attrs &= ~PT_ATTR_CLIPPED;
+	if (end != next + size)
+		s->cur._attrs |= PT_ATTR_CLIPPED;
+	if (!(s->cur._flags & PT_ITER_NO_PAGE)) {
+		/*
+		 * A THP or hugetlb folio is mapped whole by its leaf, from
+		 * its first page: no page_folio(), which looks for a fake
+		 * head where hugetlb's vmemmap is optimised.
+		 */
+		s->cur.page = pfn_to_page(pfn);
+		s->cur.folio = (struct folio *)s->cur.page;
+		VM_WARN_ON_ONCE(page_folio(s->cur.page) != s->cur.folio);
+	}
+	return true;
+}
+
 /*
  * The step of __pt_iter_next(): drops the lock of the previous entry,
  * moves to the next table or leaf and describes its first entry in s->cur.
@@ -1222,26 +1290,17 @@ static inline void *pt_iter_leaf_after(const struct pt_iter_state *s)
 static bool pt_iter_step(struct pt_iter_state *s)
 {
 	spinlock_t *ptl = s->cur.ptl;
-	void *leaf;
 
 	if (ptl && ptl != s->pte_ptl) {
-		/* The next entry of the same PMD table, as walk_pmd_range(). */
-		leaf = pt_iter_leaf_after(s);
-		if (leaf && s->hsize) {
-			if (pt_iter_hugetlb_after(s, leaf, ptl))
-				return true;
-		} else {
-			pt_iter_drop_leaf(s);
-			/*
-			 * As walk_page_range() does: after a PMD or PUD leaf,
-			 * not after each hugetlb page (holes are another
-			 * matter, below).
-			 */
-			if (!s->hsize)
-				cond_resched();
-			if (leaf && pt_iter_thp_after(s, leaf, ptl))
-				return true;
-		}
+		/*
+		 * After a leaf that pt_iter_leaf_next() did not go on from:
+		 * its lock, then what the callers of walk_page_range() do
+		 * after a PMD or PUD leaf; like walk_hugetlb_range(), not
+		 * after each hugetlb page unless it is time to.
+		 */
+		pt_iter_drop_leaf(s);
+		if (!s->hsize || need_resched())
+			cond_resched();
 	}
 
 	if (s->hsize && !s->walk_locked && s->cur._next < s->range_end) {
@@ -1282,6 +1341,19 @@ static bool pt_iter_step(struct pt_iter_state *s)
 	return false;
 }
 
+/*
+ * __pt_iter_next() but for the step from leaf to leaf: every other step,
+ * and where the inline step picks up in the PTE table it maps.
+ */
+static noinline bool pt_iter_next_table(struct pt_iter_state *s)
+{
+	if (!pt_iter_step(s))
+		return false;
+	if (s->cur._fast_end)
+		s->cur._nextp = s->pte_table + pte_index(s->cur._next);
+	return true;
+}
+
 /**
  * __pt_iter_next - the slow path of pt_iter_next()
  * @s: the walk's state.
@@ -1296,10 +1368,8 @@ static bool pt_iter_step(struct pt_iter_state *s)
 bool __pt_iter_next(struct pt_iter_state *s, unsigned long next)
 {
 	s->cur._next = next;
-	if (!pt_iter_step(s))
-		return false;
-	/* Where the inline step picks up in the mapped table. */
-	if (s->cur._fast_end)
-		s->cur._nextp = s->pte_table + pte_index(s->cur._next);
-	return true;
+	/* In the frame of a leaf function: the rest is out of line. */
+	if (pt_iter_leaf_next(s))
+		return true;
+	return pt_iter_next_table(s);
 }

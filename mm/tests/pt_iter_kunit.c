@@ -1080,6 +1080,72 @@ static void pt_iter_test_thp_pmd(struct kunit *test)
 }
 
 /*
+ * 3a. Consecutive THPs of one PMD table, which the walk steps through
+ * keeping the table's lock: each one whole but where the range clips it,
+ * and the lock dropped for a reschedule when this CPU should do one.
+ */
+static void pt_iter_test_thp_run(struct kunit *test)
+{
+	unsigned long a = pt_test_anon(test, 3 * PMD_SIZE, PMD_SIZE,
+				       MADV_HUGEPAGE);
+	struct mm_struct *mm = current->mm;
+	bool resched_after = true, locked = false;
+	struct vm_area_struct *vma;
+	const struct pt_rec *r;
+	struct folio *folio[3];
+	struct pt_walk *w;
+	struct pt_iter it;
+	int i, n = 0;
+
+	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
+		kunit_skip(test, "no THP");
+	for (i = 0; i < 3; i++)
+		folio[i] = pt_test_thp(test, a + i * PMD_SIZE);
+	pt_test_madvise(test, a, 3 * PMD_SIZE, MADV_NOHUGEPAGE);
+
+	w = pt_test_walk(test, a + P(1), a + 2 * PMD_SIZE + P(3), 0);
+	pt_exp_count(test, w, 3);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PMD, a + P(1),
+		   a + PMD_SIZE);
+	pt_exp_attrs(test, r, PT_WRITTEN | PT_ATTR_CLIPPED, PT_TEST_MASK);
+	pt_exp_page(test, r, folio[0], 1);
+	r = pt_exp(test, w, 1, PT_ITER_FOLIO, PT_ITER_PMD, a + PMD_SIZE,
+		   a + 2 * PMD_SIZE);
+	pt_exp_attrs(test, r, PT_WRITTEN, PT_TEST_MASK);
+	pt_exp_page(test, r, folio[1], 0);
+	KUNIT_EXPECT_EQ(test, r->pfn, folio_pfn(folio[1]));
+	r = pt_exp(test, w, 2, PT_ITER_FOLIO, PT_ITER_PMD, a + 2 * PMD_SIZE,
+		   a + 2 * PMD_SIZE + P(3));
+	pt_exp_attrs(test, r, PT_WRITTEN | PT_ATTR_CLIPPED, PT_TEST_MASK);
+	pt_exp_page(test, r, folio[2], 0);
+
+	/*
+	 * Ask this CPU to reschedule while the walk is on the first THP, as
+	 * the scheduler does (the flag, and on x86 its copy in the preempt
+	 * count): by the next entry the walk has dropped the lock and
+	 * rescheduled, which clears it.
+	 */
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, a);
+	for_each_pt_entry(&it, vma, a, a + 3 * PMD_SIZE, 0) {
+		if (n++ == 0) {
+			set_tsk_need_resched(current);
+			set_preempt_need_resched();
+			continue;
+		}
+		if (n == 2) {
+			resched_after = test_tsk_need_resched(current);
+			locked = it.ptl && pt_test_spin_held(it.ptl);
+		}
+	}
+	mmap_read_unlock(mm);
+	KUNIT_EXPECT_EQ(test, n, 3);
+	KUNIT_EXPECT_FALSE_MSG(test, resched_after,
+			       "no reschedule between THPs when asked");
+	KUNIT_EXPECT_TRUE(test, locked);
+}
+
+/*
  * 4. A PTE-mapped THP: batches, a page replaced by another folio in the
  * middle, PTEs whose bits differ, ranges ending inside a batch, and the
  * move from a PTE table to a PMD leaf.
@@ -4199,6 +4265,7 @@ static struct kunit_case pt_iter_test_cases[] = {
 	KUNIT_CASE(pt_iter_test_small_pages),
 	KUNIT_CASE(pt_iter_test_pte_attrs),
 	KUNIT_CASE(pt_iter_test_thp_pmd),
+	KUNIT_CASE(pt_iter_test_thp_run),
 	KUNIT_CASE(pt_iter_test_thp_pte_mapped),
 	KUNIT_CASE(pt_iter_test_thp_vma_split),
 	KUNIT_CASE(pt_iter_test_mthp),
