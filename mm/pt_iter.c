@@ -1179,7 +1179,7 @@ static __always_inline void *pt_iter_leaf_after(const struct pt_iter_state *s)
 	if (!IS_ENABLED(CONFIG_HUGETLB_PAGE) || size < PMD_SIZE ||
 	    size >= PUD_SIZE || (next & (size - 1)) || !(next & ~PUD_MASK))
 		return NULL;
-	return (pmd_t *)s->cur.ptep + size / PMD_SIZE;
+	return (pmd_t *)s->cur.ptep + (size >> PMD_SHIFT);
 }
 
 #ifdef CONFIG_HUGETLB_PAGE
@@ -1238,14 +1238,18 @@ static __always_inline bool pt_iter_leaf_thp(struct pt_iter_state *s,
  * hugetlb page) to the next entry of its PMD table, if that is a present
  * leaf of the same kind: the run of THPs or hugetlb pages of a table that
  * walk_pmd_range() and walk_hugetlb_range() step through.  The entries of
- * one PMD table share their lock (pmd_lockptr() of the table;
- * huge_pte_lockptr() for hugetlb, the same or mm->page_table_lock), which
- * is kept from one leaf to the next as a PTE table's is from one PTE to
- * the next, unless this CPU should reschedule or another one waits for it:
- * the general path then drops it and calls cond_resched().  Only the
- * fields that differ from the leaf before are written: the type, level,
- * lock and kind of the entry stay, and the caller wanted the one before.
- * Returns false, having written nothing, for the general path.
+ * one PMD table share their lock (pmd_lockptr() of the table, which
+ * huge_pte_lockptr() is too for hugetlb pages of PMD size and above, below
+ * PUD size), which is kept from one leaf to the next as a PTE table's is
+ * from one PTE to the next, unless this CPU should reschedule or another
+ * one waits for the lock: the general path then drops it and calls
+ * cond_resched().  spin_is_contended() rather than spin_needbreak(), which
+ * says no without a preemptible kernel: whatever the preemption model, a
+ * CPU that waits for the lock (a fault, khugepaged, an rmap walk) waits
+ * for one leaf, as when the lock was dropped after each.  Only the fields
+ * that differ from the leaf before are written: the type, level, lock and
+ * kind of the entry stay, and the caller wanted the one before.  Returns
+ * false, having written nothing, for the general path.
  */
 static __always_inline bool pt_iter_leaf_next(struct pt_iter_state *s)
 {
@@ -1257,7 +1261,7 @@ static __always_inline bool pt_iter_leaf_next(struct pt_iter_state *s)
 	if (s->cur.type != PT_ITER_FOLIO || !s->cur.ptl)
 		return false;
 	leaf = pt_iter_leaf_after(s);
-	if (!leaf || need_resched() || spin_needbreak(s->cur.ptl))
+	if (!leaf || need_resched() || spin_is_contended(s->cur.ptl))
 		return false;
 	if (s->hsize ? !pt_iter_leaf_hugetlb(s, leaf, &pfn) :
 	    !pt_iter_leaf_thp(s, leaf, &pfn))
@@ -1272,9 +1276,12 @@ static __always_inline bool pt_iter_leaf_next(struct pt_iter_state *s)
 		s->cur._attrs |= PT_ATTR_CLIPPED;
 	if (!(s->cur._flags & PT_ITER_NO_PAGE)) {
 		/*
-		 * A THP or hugetlb folio is mapped whole by its leaf, from
-		 * its first page: no page_folio(), which looks for a fake
-		 * head where hugetlb's vmemmap is optimised.
+		 * A hugetlb folio is mapped whole by its leaf, and so is a
+		 * PMD-mapped THP (do_set_pmd() maps only folios of PMD
+		 * order, anonymous THPs are of PMD order): the leaf maps
+		 * its folio from the first page.  No page_folio(), which
+		 * looks for a fake head where hugetlb's vmemmap is
+		 * optimised.
 		 */
 		s->cur.page = pfn_to_page(pfn);
 		s->cur.folio = (struct folio *)s->cur.page;

@@ -690,9 +690,9 @@ static __always_inline void __pt_iter_cleanup(struct pt_iter *it)
 DEFINE_FREE(__pt_iter, struct pt_iter *, __pt_iter_cleanup(_T))
 
 /*
- * __pt_iter_start() writes the whole of the walk's state before anything
- * reads it: no need for CONFIG_INIT_STACK_ALL_ZERO to clear it first, once
- * per walk (a walk of a VMA of a few pages is short).
+ * __pt_iter_start() and the steps write every field of the walk's state
+ * before it is read: no need for CONFIG_INIT_STACK_ALL_ZERO to clear it
+ * first, once per walk (a walk of a VMA of a few pages is short).
  */
 #if __has_attribute(__uninitialized__)
 #define __pt_iter_uninit	__attribute__((__uninitialized__))
