@@ -1361,6 +1361,16 @@ static noinline bool pt_iter_next_table(struct pt_iter_state *s)
 	return true;
 }
 
+/*
+ * The last step of a walk that has no hole left to report: out of line,
+ * as a tail call.
+ */
+static noinline bool pt_iter_finish(struct pt_iter_state *s)
+{
+	__pt_iter_end(s);
+	return false;
+}
+
 /**
  * __pt_iter_next - the slow path of pt_iter_next()
  * @s: the walk's state.
@@ -1378,5 +1388,8 @@ bool __pt_iter_next(struct pt_iter_state *s, unsigned long next)
 	/* In the frame of a leaf function: the rest is out of line. */
 	if (pt_iter_leaf_next(s))
 		return true;
+	/* The end of a walk of a few pages costs no descent's frame. */
+	if (next >= s->range_end && !pt_iter_hole_pending(s))
+		return pt_iter_finish(s);
 	return pt_iter_next_table(s);
 }

@@ -1948,6 +1948,70 @@ static void pt_iter_test_hugetlb(struct kunit *test)
 	pt_test_hugetlb_sized(test, p->shift);
 }
 
+/*
+ * 5a. Consecutive hugetlb pages of one PMD table (PMD-sized, or cont-PMD
+ * blocks), which the walk steps through keeping the table's lock, as it
+ * does THPs: each one whole but where the range clips it, its own folio,
+ * and the lock dropped for a reschedule when this CPU should do one.
+ */
+static void pt_iter_test_hugetlb_run(struct kunit *test)
+{
+	const struct pt_hugetlb_param *p = test->param_value;
+	unsigned long sz = 1UL << p->shift;
+	unsigned long nr = sz == PMD_SIZE ? 3 : 2;
+	unsigned int want = PT_ATTR_WRITE | PT_ATTR_DIRTY | PT_ATTR_HUGETLB |
+			    PT_TEST_SD | (sz != PMD_SIZE ? PT_ATTR_CONT : 0);
+	unsigned long a, start, end, i;
+	bool resched_after = true;
+	struct mm_struct *mm;
+	struct vm_area_struct *vma;
+	const struct pt_rec *r;
+	struct pt_walk *w;
+	struct pt_iter it;
+	int n = 0;
+
+	if (sz < PMD_SIZE || sz >= PUD_SIZE)
+		kunit_skip(test, "not a PMD-level size");
+	a = pt_test_hugetlb_map(test, p->shift, nr, nr, 0, 0);
+	mm = current->mm;
+	for (i = 0; i < nr; i++)
+		pt_test_write(test, a + i * sz, 1);
+
+	w = pt_test_walk(test, a + P(1), a + (nr - 1) * sz + P(3), 0);
+	pt_exp_count(test, w, nr);
+	for (i = 0; i < nr && i < w->nr; i++) {
+		start = i ? a + i * sz : a + P(1);
+		end = i < nr - 1 ? a + (i + 1) * sz : a + i * sz + P(3);
+		r = pt_exp(test, w, i, PT_ITER_FOLIO,
+			   pt_test_size_level(sz), start, end);
+		pt_exp_attrs(test, r, want | (i == 0 || i == nr - 1 ?
+					      PT_ATTR_CLIPPED : 0),
+			     PT_TEST_MASK);
+		KUNIT_EXPECT_TRUE(test, r->folio && folio_test_hugetlb(r->folio));
+		KUNIT_EXPECT_EQ(test, r->folio_nr, sz >> PAGE_SHIFT);
+		pt_exp_page(test, r, r->folio, i ? 0 : 1);
+		if (i)
+			KUNIT_EXPECT_PTR_NE(test, r->folio, w->rec[i - 1].folio);
+	}
+
+	/* As for THPs: by the next entry the walk has rescheduled. */
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, a);
+	for_each_pt_entry(&it, vma, a, a + nr * sz, 0) {
+		if (n++ == 0) {
+			set_tsk_need_resched(current);
+			set_preempt_need_resched();
+			continue;
+		}
+		if (n == 2)
+			resched_after = test_tsk_need_resched(current);
+	}
+	mmap_read_unlock(mm);
+	KUNIT_EXPECT_EQ(test, n, nr);
+	KUNIT_EXPECT_FALSE_MSG(test, resched_after,
+			       "no reschedule between hugetlb pages when asked");
+}
+
 /* The same for a PUD-sized page: slow, as faulting it clears 1G. */
 static void pt_iter_test_hugetlb_pud(struct kunit *test)
 {
@@ -4272,6 +4336,7 @@ static struct kunit_case pt_iter_test_cases[] = {
 	KUNIT_CASE(pt_iter_test_pmd_migration),
 #ifdef CONFIG_HUGETLB_PAGE
 	KUNIT_CASE_PARAM(pt_iter_test_hugetlb, pt_hugetlb_gen_params),
+	KUNIT_CASE_PARAM(pt_iter_test_hugetlb_run, pt_hugetlb_gen_params),
 	KUNIT_CASE_SLOW(pt_iter_test_hugetlb_pud),
 	KUNIT_CASE_SLOW(pt_iter_test_pud_helpers),
 	KUNIT_CASE(pt_iter_test_vm_normal_page_pud),
