@@ -102,6 +102,7 @@ static inline void pt_iter_set(struct pt_iter_state *s, enum pt_iter_type type,
 	s->cur.page = NULL;
 	s->cur._pfn = 0;
 	s->cur._next = end;
+	s->leaf_end = 0;
 }
 
 /*
@@ -183,6 +184,18 @@ static enum pt_iter_level pt_iter_size_level(unsigned long size)
 	if (size > PMD_SIZE)
 		return PT_ITER_PMD;
 	return PT_ITER_PTE;
+}
+
+/*
+ * The end of what the PUD entry of @addr covers, clamped to @end.  A folded
+ * level's *_addr_end() returns @end: the bound is that of the first level
+ * above that is not folded, as walk_page_range() gets it by passing each
+ * level's end down.  The PMD level is bounded by this in turn.
+ */
+static inline unsigned long pt_iter_pud_end(unsigned long addr,
+					    unsigned long end)
+{
+	return pud_addr_end(addr, p4d_addr_end(addr, pgd_addr_end(addr, end)));
 }
 
 static bool pt_iter_report_hole(struct pt_iter_state *s, unsigned long end);
@@ -640,6 +653,9 @@ static bool pt_iter_hugetlb_present(struct pt_iter_state *s,
 	pt_iter_set_leaf(s, pt_iter_size_level(size), start, size);
 	s->cur.type = PT_ITER_FOLIO;
 	s->cur._pfn = pfn;
+	/* The next pages of its PMD table are for the inline leaf step. */
+	if (size == PMD_SIZE && PMD_SIZE != PUD_SIZE)
+		s->leaf_end = pt_iter_pud_end(start, s->range_end);
 	if (!(s->cur._flags & PT_ITER_NO_PAGE)) {
 		s->cur.page = pfn_to_page(pfn);
 		s->cur.folio = page_folio(s->cur.page);
@@ -750,18 +766,6 @@ static bool pt_iter_hugetlb(struct pt_iter_state *s, pte_t *ptep)
 #endif
 
 /*
- * The end of what the PUD entry of @addr covers, clamped to @end.  A folded
- * level's *_addr_end() returns @end: the bound is that of the first level
- * above that is not folded, as walk_page_range() gets it by passing each
- * level's end down.  The PMD level is bounded by this in turn.
- */
-static inline unsigned long pt_iter_pud_end(unsigned long addr,
-					    unsigned long end)
-{
-	return pud_addr_end(addr, p4d_addr_end(addr, pgd_addr_end(addr, end)));
-}
-
-/*
  * A PUD that is a leaf or not present.  Returns 1 with the entry reported,
  * 0 if the walk moved on past it, -EAGAIN if it turned out to be a table.
  */
@@ -865,6 +869,14 @@ static __always_inline bool pt_iter_set_pmd(struct pt_iter_state *s,
 			return false;
 		pt_iter_set_leaf(s, PT_ITER_PMD, start, PMD_SIZE);
 		s->cur.type = type;
+		/*
+		 * The next THPs of the table, up to the end of the table or
+		 * of the walk, are for the inline leaf step, which tells a
+		 * THP from a pfn mapping but for the VMA's flags.
+		 */
+		if (type == PT_ITER_FOLIO && PMD_SIZE != PUD_SIZE &&
+		    !(s->vma->vm_flags & (VM_PFNMAP | VM_MIXEDMAP)))
+			s->leaf_end = s->pud_end;
 		if (page) {
 			s->cur.page = page;
 			s->cur.folio = page_folio(page);
@@ -1104,6 +1116,7 @@ void __pt_iter_start(struct pt_iter_state *s, struct vm_area_struct *vma,
 	s->walk_locked = false;
 	s->hsize = 0;
 	s->hstate = NULL;
+	s->leaf_end = 0;
 #ifdef CONFIG_HUGETLB_PAGE
 	if (is_vm_hugetlb_page(vma)) {
 		/* The hstate of a VMA does not change: look it up once. */
@@ -1129,6 +1142,7 @@ void __pt_iter_end(struct pt_iter_state *s)
 		s->walk_locked = false;
 	}
 	s->hole_start = PT_ITER_NO_HOLE;
+	s->leaf_end = 0;
 	s->cur._next = s->range_end;
 }
 
@@ -1147,6 +1161,7 @@ void __pt_iter_pause(struct pt_iter_state *s, unsigned long resume)
 		vma_pgtable_walk_end(s->vma);
 		s->walk_locked = false;
 	}
+	s->leaf_end = 0;
 	VM_WARN_ON_ONCE(!PAGE_ALIGNED(resume) || resume < s->vma->vm_start ||
 			resume > s->range_end);
 	s->cur._next = clamp(resume, s->vma->vm_start, s->range_end);
@@ -1354,6 +1369,8 @@ static bool pt_iter_step(struct pt_iter_state *s)
  */
 static noinline bool pt_iter_next_table(struct pt_iter_state *s)
 {
+	/* Until a leaf that the inline leaf step can go on from. */
+	s->leaf_end = 0;
 	if (!pt_iter_step(s))
 		return false;
 	if (s->cur._fast_end)

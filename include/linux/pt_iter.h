@@ -19,8 +19,10 @@
 #define _LINUX_PT_ITER_H
 
 #include <linux/cleanup.h>
+#include <linux/hugetlb.h>
 #include <linux/mm.h>
 #include <linux/pgtable.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/swap.h>
 
@@ -126,6 +128,13 @@ enum pt_iter_level {
 				 PT_ITER_WANT(PT_ITER_HWPOISON) |	\
 				 PT_ITER_WANT(PT_ITER_MARKER))
 #define PT_ITER_WANT_ALL	(PT_ITER_WANT_PRESENT | PT_ITER_WANT_NONPRESENT)
+/*
+ * Step from a present THP or PMD-sized hugetlb page to the next one of its
+ * PMD table inline, in the caller's loop, rather than in the slow path: for
+ * loops that see runs of them and do little per entry (PAGEMAP_SCAN).  It
+ * makes the loop larger, which may cost its other entries.
+ */
+#define PT_ITER_INLINE_LEAVES	BIT(16)
 
 /* Attributes of an entry, from pt_iter_attrs(). */
 #define PT_ATTR_WRITE		BIT(0)	/* writable */
@@ -231,6 +240,7 @@ struct pt_iter_state {
 	bool hole_in_table;		/* it began in the locked PTE table */
 	bool walk_locked;		/* vma_pgtable_walk_begin() done */
 	unsigned long hsize;		/* hugetlb page size, or 0 */
+	unsigned long leaf_end;		/* the inline leaf step runs below */
 	struct hstate *hstate;		/* of a hugetlb VMA */
 };
 
@@ -267,9 +277,10 @@ static __always_inline unsigned int __pt_iter_flags(unsigned int flags)
  * @flags: %PT_ITER_HOLES to be told about holes, %PT_ITER_BATCH to get
  *	consecutive PTEs of one folio as one entry, %PT_ITER_IGNORE_* for the
  *	bits a batch may differ in, %PT_ITER_NO_PAGE if the pages of present
- *	entries are not needed, PT_ITER_WANT() of the types wanted (all if
- *	none is given).  Best a compile-time constant: the inline step then
- *	tests none of them at run time.
+ *	entries are not needed, %PT_ITER_INLINE_LEAVES to step from leaf to
+ *	leaf of a PMD table inline, PT_ITER_WANT() of the types wanted (all
+ *	if none is given).  Best a compile-time constant: the inline step
+ *	then tests none of them at run time.
  *
  * Takes no lock: the first pt_iter_next() does.  Usually called through
  * for_each_pt_entry().
@@ -409,6 +420,96 @@ static __always_inline bool __pt_iter_hole(struct pt_iter *it,
 	return true;
 }
 
+/*
+ * The inline leaf step of %PT_ITER_INLINE_LEAVES: from a present PMD-level
+ * leaf to the next entry of its PMD table, at @addr, below @s->leaf_end.
+ * The leaf was a THP of a VMA that is not a pfn mapping, or a PMD-sized
+ * hugetlb page, and its lock is held (the slow path sets leaf_end for
+ * nothing else, and clears it when it moves on, pauses or ends).  If the
+ * next entry is a present leaf of the same kind, it is the entry, under
+ * the lock the last one held: the entries of a PMD table share it.  The
+ * lock is let go (by the slow path) if this CPU should reschedule or
+ * another one waits for it.  The step reads the last leaf from @s->cur,
+ * not @it, whose fields then need not be kept from one entry to the next,
+ * and writes the new one to both.  The slow path's pt_iter_leaf_next()
+ * does the same without this flag, and for cont-PMD hugetlb.
+ */
+static __always_inline bool __pt_iter_leaf(struct pt_iter *it,
+					   struct pt_iter_state *s,
+					   unsigned long addr)
+{
+	struct pt_iter *cur = &s->cur;
+	unsigned long end = addr + PMD_SIZE;
+	unsigned long pfn;
+
+	if (need_resched() || spin_is_contended(cur->ptl))
+		return false;
+	if (cur->_attrs & PT_ATTR_HUGETLB) {
+#ifdef CONFIG_HUGETLB_PAGE
+		pte_t *ptep = (pte_t *)((pmd_t *)cur->ptep + 1);
+		pte_t pte = huge_ptep_get(s->vma->vm_mm, addr, ptep);
+
+		if (!pte_present(pte))
+			return false;
+		pfn = pte_pfn(pte);
+		cur->pte = pte;
+		cur->ptep = ptep;
+		it->pte = pte;
+		it->ptep = ptep;
+#else
+		return false;
+#endif
+	} else {
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+		pmd_t *pmdp = cur->pmdp + 1;
+		pmd_t pmd = pmdp_get(pmdp);
+
+		/*
+		 * What vm_normal_page_pmd() surely finds a page for (the VMA
+		 * is not a pfn mapping); the rest is for the slow path.
+		 */
+		if (!pmd_trans_huge(pmd) || !pmd_present(pmd))
+			return false;
+		pfn = pmd_pfn(pmd);
+		if (pmd_special(pmd) || pmd_devmap(pmd) ||
+		    pfn > highest_memmap_pfn ||
+		    pfn == READ_ONCE(huge_zero_pfn))
+			return false;
+		cur->pmd = pmd;
+		cur->pmdp = pmdp;
+		it->pmd = pmd;
+		it->pmdp = pmdp;
+#else
+		return false;
+#endif
+	}
+	/* Clipped by the end of the walk, if leaf_end is that. */
+	cur->addr = addr;
+	cur->end = min(end, s->leaf_end);
+	cur->_next = cur->end;
+	cur->_pfn = pfn;
+	cur->_attrs &= ~PT_ATTR_CLIPPED;
+	if (cur->end != end)
+		cur->_attrs |= PT_ATTR_CLIPPED;
+	if (!(it->_flags & PT_ITER_NO_PAGE)) {
+		/* The leaf maps its folio whole, from the first page. */
+		cur->page = pfn_to_page(pfn);
+		cur->folio = (struct folio *)cur->page;
+	}
+	it->type = PT_ITER_FOLIO;
+	it->level = PT_ITER_PMD;
+	it->ptl = cur->ptl;
+	it->addr = addr;
+	it->end = cur->end;
+	it->_next = cur->end;
+	it->_pfn = pfn;
+	it->_attrs = cur->_attrs;
+	it->_fast_end = 0;
+	it->folio = cur->folio;
+	it->page = cur->page;
+	return true;
+}
+
 /**
  * pt_iter_next - advance to the next entry
  * @it: the iterator, set up by pt_iter_start().
@@ -501,6 +602,9 @@ static __always_inline bool pt_iter_next(struct pt_iter *it)
 			  pfn, __PT_ATTR_RAW_PTE);
 	return true;
 slow:
+	if ((it->_flags & PT_ITER_INLINE_LEAVES) && it->_st &&
+	    addr < it->_st->leaf_end && __pt_iter_leaf(it, it->_st, addr))
+		return true;
 	return __pt_iter_slow(it, addr);
 }
 
@@ -716,7 +820,8 @@ DEFINE_FREE(__pt_iter, struct pt_iter *, __pt_iter_cleanup(_T))
  * @start: first address (page aligned, inside @vma).
  * @end: end address (page aligned, at most @vma->vm_end).
  * @flags: %PT_ITER_HOLES, %PT_ITER_BATCH, %PT_ITER_IGNORE_*,
- *	%PT_ITER_NO_PAGE, PT_ITER_WANT() of the types wanted.
+ *	%PT_ITER_NO_PAGE, %PT_ITER_INLINE_LEAVES, PT_ITER_WANT() of the
+ *	types wanted.
  *
  * A loop whose body sees one entry per iteration, with @it->ptl held when
  * it is not NULL.  However the loop is left (its end, break, return, goto),

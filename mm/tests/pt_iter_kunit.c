@@ -1019,12 +1019,14 @@ static struct folio *pt_test_thp(struct kunit *test, unsigned long addr)
  */
 static void pt_iter_test_thp_pmd(struct kunit *test)
 {
-	unsigned long a = pt_test_anon(test, 3 * PMD_SIZE, PMD_SIZE,
+	/* Aligned so that the three are in one PMD table. */
+	unsigned long a = pt_test_anon(test, 3 * PMD_SIZE, 4 * PMD_SIZE,
 				       MADV_HUGEPAGE);
 	unsigned long t = a + PMD_SIZE, z = a + 2 * PMD_SIZE;
 	const struct pt_rec *r;
 	struct folio *folio;
 	struct pt_walk *w;
+	int f;
 
 	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
 		kunit_skip(test, "no THP");
@@ -1069,42 +1071,69 @@ static void pt_iter_test_thp_pmd(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->pfn, pmd_pfn(r->pmd));
 	pt_exp_attrs(test, r, 0, PT_TEST_MASK);
 
-	/* The whole VMA: hole, THP, huge zero page. */
-	w = pt_test_walk(test, a, a + 3 * PMD_SIZE,
-			 PT_ITER_HOLES | PT_ITER_BATCH);
-	pt_exp_count(test, w, 3);
-	r = pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PMD, a, t);
-	KUNIT_EXPECT_NULL(test, r->ptl);
-	pt_exp(test, w, 1, PT_ITER_FOLIO, PT_ITER_PMD, t, z);
-	pt_exp(test, w, 2, PT_ITER_PFN, PT_ITER_PMD, z, z + PMD_SIZE);
+	/*
+	 * The whole VMA: hole, THP, huge zero page, which the inline leaf
+	 * step must leave to the slow path.
+	 */
+	for (f = 0; f < 2; f++) {
+		w = pt_test_walk(test, a, a + 3 * PMD_SIZE,
+				 PT_ITER_HOLES | PT_ITER_BATCH |
+				 (f ? PT_ITER_INLINE_LEAVES : 0));
+		pt_exp_count(test, w, 3);
+		r = pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PMD, a, t);
+		KUNIT_EXPECT_NULL(test, r->ptl);
+		pt_exp(test, w, 1, PT_ITER_FOLIO, PT_ITER_PMD, t, z);
+		r = pt_exp(test, w, 2, PT_ITER_PFN, PT_ITER_PMD, z,
+			   z + PMD_SIZE);
+		KUNIT_EXPECT_TRUE(test, is_huge_zero_pmd(r->pmd));
+	}
 }
 
 /*
- * 3a. Consecutive THPs of one PMD table, which the walk steps through
- * keeping the table's lock: each one whole but where the range clips it,
- * and the lock dropped for a reschedule when this CPU should do one.
+ * Walk [start, end) with @flags, asking this CPU to reschedule while the
+ * walk is on its first entry, as the scheduler does (the flag, and on x86
+ * its copy in the preempt count): by the next entry the walk must have
+ * dropped the lock and rescheduled, which clears it.  Expects @nr entries.
  */
-static void pt_iter_test_thp_run(struct kunit *test)
+static void pt_test_resched_between(struct kunit *test, unsigned long start,
+				    unsigned long end, unsigned int flags,
+				    int nr)
 {
-	/* Aligned so that the three are in one PMD table. */
-	unsigned long a = pt_test_anon(test, 3 * PMD_SIZE, 4 * PMD_SIZE,
-				       MADV_HUGEPAGE);
 	struct mm_struct *mm = current->mm;
 	bool resched_after = true;
 	struct vm_area_struct *vma;
-	const struct pt_rec *r;
-	struct folio *folio[3];
-	struct pt_walk *w;
 	struct pt_iter it;
-	int i, n = 0;
+	int n = 0;
 
-	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
-		kunit_skip(test, "no THP");
-	for (i = 0; i < 3; i++)
-		folio[i] = pt_test_thp(test, a + i * PMD_SIZE);
-	pt_test_madvise(test, a, 3 * PMD_SIZE, MADV_NOHUGEPAGE);
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, start);
+	KUNIT_ASSERT_NOT_NULL(test, vma);
+	for_each_pt_entry(&it, vma, start, end, flags) {
+		if (n++ == 0) {
+			set_tsk_need_resched(current);
+			set_preempt_need_resched();
+			continue;
+		}
+		if (n == 2)
+			resched_after = test_tsk_need_resched(current);
+	}
+	mmap_read_unlock(mm);
+	KUNIT_EXPECT_EQ(test, n, nr);
+	KUNIT_EXPECT_FALSE_MSG(test, resched_after,
+			       "no reschedule between leaves when asked");
+}
 
-	w = pt_test_walk(test, a + P(1), a + 2 * PMD_SIZE + P(3), 0);
+/*
+ * The THPs @folio[0..2] at @a, walked with @flags: clipped by the range at
+ * both ends, and a reschedule between the first and the second when asked.
+ */
+static void pt_test_thp_run(struct kunit *test, unsigned long a,
+			    struct folio **folio, unsigned int flags)
+{
+	const struct pt_rec *r;
+	struct pt_walk *w;
+
+	w = pt_test_walk(test, a + P(1), a + 2 * PMD_SIZE + P(3), flags);
 	pt_exp_count(test, w, 3);
 	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PMD, a + P(1),
 		   a + PMD_SIZE);
@@ -1120,27 +1149,31 @@ static void pt_iter_test_thp_run(struct kunit *test)
 	pt_exp_attrs(test, r, PT_WRITTEN | PT_ATTR_CLIPPED, PT_TEST_MASK);
 	pt_exp_page(test, r, folio[2], 0);
 
-	/*
-	 * Ask this CPU to reschedule while the walk is on the first THP, as
-	 * the scheduler does (the flag, and on x86 its copy in the preempt
-	 * count): by the next entry the walk has dropped the lock and
-	 * rescheduled, which clears it.
-	 */
-	mmap_read_lock(mm);
-	vma = vma_lookup(mm, a);
-	for_each_pt_entry(&it, vma, a, a + 3 * PMD_SIZE, 0) {
-		if (n++ == 0) {
-			set_tsk_need_resched(current);
-			set_preempt_need_resched();
-			continue;
-		}
-		if (n == 2)
-			resched_after = test_tsk_need_resched(current);
-	}
-	mmap_read_unlock(mm);
-	KUNIT_EXPECT_EQ(test, n, 3);
-	KUNIT_EXPECT_FALSE_MSG(test, resched_after,
-			       "no reschedule between THPs when asked");
+	pt_test_resched_between(test, a, a + 3 * PMD_SIZE, flags, 3);
+}
+
+/*
+ * 3a. Consecutive THPs of one PMD table, which the walk steps through
+ * keeping the table's lock: each one whole but where the range clips it,
+ * and the lock dropped for a reschedule when this CPU should do one.  In
+ * the slow path, and in the caller's loop with PT_ITER_INLINE_LEAVES.
+ */
+static void pt_iter_test_thp_run(struct kunit *test)
+{
+	/* Aligned so that the three are in one PMD table. */
+	unsigned long a = pt_test_anon(test, 3 * PMD_SIZE, 4 * PMD_SIZE,
+				       MADV_HUGEPAGE);
+	struct folio *folio[3];
+	int i, f;
+
+	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
+		kunit_skip(test, "no THP");
+	for (i = 0; i < 3; i++)
+		folio[i] = pt_test_thp(test, a + i * PMD_SIZE);
+	pt_test_madvise(test, a, 3 * PMD_SIZE, MADV_NOHUGEPAGE);
+
+	for (f = 0; f < 2; f++)
+		pt_test_thp_run(test, a, folio, f ? PT_ITER_INLINE_LEAVES : 0);
 }
 
 /*
@@ -1962,54 +1995,43 @@ static void pt_iter_test_hugetlb_run(struct kunit *test)
 	unsigned int want = PT_ATTR_WRITE | PT_ATTR_DIRTY | PT_ATTR_HUGETLB |
 			    PT_TEST_SD | (sz != PMD_SIZE ? PT_ATTR_CONT : 0);
 	unsigned long a, start, end, i;
-	bool resched_after = true;
-	struct mm_struct *mm;
-	struct vm_area_struct *vma;
 	const struct pt_rec *r;
+	unsigned int flags;
 	struct pt_walk *w;
-	struct pt_iter it;
-	int n = 0;
+	int f;
 
 	if (sz < PMD_SIZE || sz >= PUD_SIZE)
 		kunit_skip(test, "not a PMD-level size");
 	a = pt_test_hugetlb_map(test, p->shift, nr, nr, 0, 0);
-	mm = current->mm;
 	for (i = 0; i < nr; i++)
 		pt_test_write(test, a + i * sz, 1);
 
-	w = pt_test_walk(test, a + P(1), a + (nr - 1) * sz + P(3), 0);
-	pt_exp_count(test, w, nr);
-	for (i = 0; i < nr && i < w->nr; i++) {
-		start = i ? a + i * sz : a + P(1);
-		end = i < nr - 1 ? a + (i + 1) * sz : a + i * sz + P(3);
-		r = pt_exp(test, w, i, PT_ITER_FOLIO,
-			   pt_test_size_level(sz), start, end);
-		pt_exp_attrs(test, r, want | (i == 0 || i == nr - 1 ?
-					      PT_ATTR_CLIPPED : 0),
-			     PT_TEST_MASK);
-		KUNIT_EXPECT_TRUE(test, r->folio && folio_test_hugetlb(r->folio));
-		KUNIT_EXPECT_EQ(test, r->folio_nr, sz >> PAGE_SHIFT);
-		pt_exp_page(test, r, r->folio, i ? 0 : 1);
-		if (i)
-			KUNIT_EXPECT_PTR_NE(test, r->folio, w->rec[i - 1].folio);
-	}
-
-	/* As for THPs: by the next entry the walk has rescheduled. */
-	mmap_read_lock(mm);
-	vma = vma_lookup(mm, a);
-	for_each_pt_entry(&it, vma, a, a + nr * sz, 0) {
-		if (n++ == 0) {
-			set_tsk_need_resched(current);
-			set_preempt_need_resched();
-			continue;
+	/* In the slow path, and in this loop with PT_ITER_INLINE_LEAVES. */
+	for (f = 0; f < 2; f++) {
+		flags = f ? PT_ITER_INLINE_LEAVES : 0;
+		w = pt_test_walk(test, a + P(1), a + (nr - 1) * sz + P(3),
+				 flags);
+		pt_exp_count(test, w, nr);
+		for (i = 0; i < nr && i < w->nr; i++) {
+			start = i ? a + i * sz : a + P(1);
+			end = i < nr - 1 ? a + (i + 1) * sz :
+					   a + i * sz + P(3);
+			r = pt_exp(test, w, i, PT_ITER_FOLIO,
+				   pt_test_size_level(sz), start, end);
+			pt_exp_attrs(test, r, want |
+				     (i == 0 || i == nr - 1 ?
+				      PT_ATTR_CLIPPED : 0), PT_TEST_MASK);
+			KUNIT_EXPECT_TRUE(test, r->folio &&
+					  folio_test_hugetlb(r->folio));
+			KUNIT_EXPECT_EQ(test, r->folio_nr, sz >> PAGE_SHIFT);
+			pt_exp_page(test, r, r->folio, i ? 0 : 1);
+			if (i)
+				KUNIT_EXPECT_PTR_NE(test, r->folio,
+						    w->rec[i - 1].folio);
 		}
-		if (n == 2)
-			resched_after = test_tsk_need_resched(current);
+
+		pt_test_resched_between(test, a, a + nr * sz, flags, nr);
 	}
-	mmap_read_unlock(mm);
-	KUNIT_EXPECT_EQ(test, n, nr);
-	KUNIT_EXPECT_FALSE_MSG(test, resched_after,
-			       "no reschedule between hugetlb pages when asked");
 }
 
 /* The same for a PUD-sized page: slow, as faulting it clears 1G. */
