@@ -1380,11 +1380,16 @@ static noinline bool pt_iter_next_table(struct pt_iter_state *s)
 
 /*
  * The last step of a walk that has no hole left to report: out of line,
- * as a tail call.
+ * as a tail call.  After a leaf, the cond_resched() of pt_iter_step():
+ * a walk of a VMA that is one THP reschedules as smaps_pte_range() did.
  */
 static noinline bool pt_iter_finish(struct pt_iter_state *s)
 {
+	bool leaf = s->cur.ptl && s->cur.ptl != s->pte_ptl;
+
 	__pt_iter_end(s);
+	if (leaf && (!s->hsize || need_resched()))
+		cond_resched();
 	return false;
 }
 

@@ -132,7 +132,10 @@ enum pt_iter_level {
  * Step from a present THP or PMD-sized hugetlb page to the next one of its
  * PMD table inline, in the caller's loop, rather than in the slow path: for
  * loops that see runs of them and do little per entry (PAGEMAP_SCAN).  It
- * makes the loop larger, which may cost its other entries.
+ * makes the loop larger, which may cost its other entries.  Only THPs that
+ * map a normal page of a VMA that is not a pfn mapping (not the huge zero
+ * page, devmap or special PMDs), and not where PMD_SIZE == PUD_SIZE: the
+ * rest goes through the slow path as without the flag.
  */
 #define PT_ITER_INLINE_LEAVES	BIT(16)
 
@@ -179,9 +182,10 @@ enum pt_iter_level {
  *
  * This is the caller's half of a walk: the entry, and the cursor of the
  * inline step.  The walk itself (locks, tables, pending holes) is in a
- * struct pt_iter_state that only the out-of-line code touches, so that a
- * loop that does not pass @it to out-of-line functions of its own can keep
- * the whole of it in registers.  The remaining fields are private: use the
+ * struct pt_iter_state that only the out-of-line code (and the inline leaf
+ * step of %PT_ITER_INLINE_LEAVES) touches, so that a loop that does not
+ * pass @it to out-of-line functions of its own can keep the whole of it in
+ * registers.  The remaining fields are private: use the
  * accessors (pt_iter_attrs(), pt_iter_pfn(), pt_iter_swp(), ...).
  */
 struct pt_iter {
@@ -216,8 +220,8 @@ struct pt_iter {
 
 /**
  * struct pt_iter_state - the walk behind a struct pt_iter
- * @cur: the entry the out-of-line code found last, copied to the caller's
- *	struct pt_iter by pt_iter_next().
+ * @cur: the entry the out-of-line code (or the inline leaf step) found
+ *	last, copied to the caller's struct pt_iter by pt_iter_next().
  *
  * Private to mm/pt_iter.c; for_each_pt_entry() declares one for its loop.
  * A caller that drives pt_iter_start()/pt_iter_next() by hand provides one
@@ -521,9 +525,11 @@ static __always_inline bool __pt_iter_leaf(struct pt_iter *it,
  * when the walk does not report holes, and a hole that ends before the end
  * of that table when it does; everything else (other holes, swap entries,
  * special PTEs, a new table, a leaf at a higher level, hugetlb) takes the
- * slow path.
+ * slow path, but with %PT_ITER_INLINE_LEAVES the step from a present THP
+ * or PMD-sized hugetlb page to the next one of its PMD table.
  * The inline step only runs after an entry of the same PTE table, so @ptl
- * stays what it is (and @level, which it sets all the same).
+ * stays what it is (and @level, which it sets all the same); the leaf step
+ * after a leaf of the same PMD table, whose lock it keeps.
  *
  * Context: see pt_iter_start().
  * Return: true with the entry in @it (and @it->ptl held, if not NULL);

@@ -1107,7 +1107,11 @@ static void pt_test_resched_between(struct kunit *test, unsigned long start,
 
 	mmap_read_lock(mm);
 	vma = vma_lookup(mm, start);
-	KUNIT_ASSERT_NOT_NULL(test, vma);
+	if (!vma) {
+		mmap_read_unlock(mm);
+		KUNIT_FAIL(test, "no VMA at %#lx", start);
+		return;
+	}
 	for_each_pt_entry(&it, vma, start, end, flags) {
 		if (n++ == 0) {
 			set_tsk_need_resched(current);
@@ -2963,7 +2967,7 @@ struct pt_ref {
 	/* The pt_iter walk being checked. */
 	unsigned int flags;
 	unsigned long next;	/* the first page no entry covered yet */
-	unsigned long entries[8];
+	unsigned long entries[10];
 	int nr_err;
 	struct pt_ref_err err[PT_REF_MAX_ERR];
 };
@@ -3440,6 +3444,10 @@ static const unsigned int pt_ref_flags[] = {
 	PT_ITER_NO_PAGE | PT_ITER_BATCH,
 	/* What a read-only PAGEMAP_SCAN asks. */
 	PT_ITER_NO_PAGE | PT_ITER_BATCH | PT_REF_LOOSE,
+	/* The step from leaf to leaf in the loop, as PAGEMAP_SCAN has it. */
+	PT_ITER_HOLES | PT_ITER_BATCH | PT_ITER_INLINE_LEAVES,
+	PT_ITER_NO_PAGE | PT_ITER_BATCH | PT_ITER_HOLES | PT_REF_LOOSE |
+	PT_ITER_INLINE_LEAVES,
 };
 
 KUNIT_DEFINE_ACTION_WRAPPER(pt_ref_kvfree, kvfree, const void *);
@@ -3482,6 +3490,7 @@ static void pt_ref_compare(struct pt_ref *ref, struct vm_area_struct *vma)
 		if (pt_ref_at(ref, addr)->type < 0)
 			ref->unseen++;
 
+	BUILD_BUG_ON(ARRAY_SIZE(pt_ref_flags) > ARRAY_SIZE(ref->entries));
 	for (f = 0; f < ARRAY_SIZE(pt_ref_flags); f++) {
 		ref->flags = pt_ref_flags[f];
 		ref->next = ref->start;
@@ -3501,11 +3510,12 @@ static void pt_ref_report(struct kunit *test, const struct pt_ref *ref)
 	KUNIT_EXPECT_EQ_MSG(test, ref->unseen, 0UL,
 			    "pages the reference walk did not visit");
 	kunit_info(test,
-		   "[%#lx, %#lx): %lu pages; entries %lu/%lu/%lu/%lu/%lu/%lu/%lu/%lu",
+		   "[%#lx, %#lx): %lu pages; entries %lu/%lu/%lu/%lu/%lu/%lu/%lu/%lu/%lu/%lu",
 		   ref->start, ref->end, (ref->end - ref->start) >> PAGE_SHIFT,
 		   ref->entries[0], ref->entries[1], ref->entries[2],
 		   ref->entries[3], ref->entries[4], ref->entries[5],
-		   ref->entries[6], ref->entries[7]);
+		   ref->entries[6], ref->entries[7], ref->entries[8],
+		   ref->entries[9]);
 	for (i = 0; i < min(ref->nr_err, PT_REF_MAX_ERR); i++) {
 		const struct pt_ref_err *e = &ref->err[i];
 
