@@ -822,10 +822,8 @@ static __always_inline bool pt_iter_pmd_usual(struct vm_area_struct *vma,
 					      pmd_t pmd, unsigned long pfn)
 {
 #ifdef CONFIG_TRANSPARENT_HUGEPAGE
-	return likely(!pmd_special(pmd) && !pmd_devmap(pmd) &&
-		      !(vma->vm_flags & (VM_PFNMAP | VM_MIXEDMAP)) &&
-		      pfn <= highest_memmap_pfn &&
-		      pfn != READ_ONCE(huge_zero_pfn));
+	return likely(!(vma->vm_flags & (VM_PFNMAP | VM_MIXEDMAP)) &&
+		      __pt_iter_pmd_normal(pmd, pfn));
 #else
 	return false;
 #endif

@@ -424,6 +424,20 @@ static __always_inline bool __pt_iter_hole(struct pt_iter *it,
 	return true;
 }
 
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+/*
+ * Whether vm_normal_page_pmd() of the present THP leaf @pmd of pfn @pfn,
+ * in a VMA that is not a pfn mapping, surely finds a page: told inline.
+ * The rest (special and devmap PMDs, the huge zero page) is for the real
+ * thing.  Not for direct use.
+ */
+static __always_inline bool __pt_iter_pmd_normal(pmd_t pmd, unsigned long pfn)
+{
+	return !pmd_special(pmd) && !pmd_devmap(pmd) &&
+	       pfn <= highest_memmap_pfn && pfn != READ_ONCE(huge_zero_pfn);
+}
+#endif
+
 /*
  * The inline leaf step of %PT_ITER_INLINE_LEAVES: from a present PMD-level
  * leaf to the next entry of its PMD table, at @addr, below @s->leaf_end.
@@ -475,9 +489,7 @@ static __always_inline bool __pt_iter_leaf(struct pt_iter *it,
 		if (!pmd_trans_huge(pmd) || !pmd_present(pmd))
 			return false;
 		pfn = pmd_pfn(pmd);
-		if (pmd_special(pmd) || pmd_devmap(pmd) ||
-		    pfn > highest_memmap_pfn ||
-		    pfn == READ_ONCE(huge_zero_pfn))
+		if (!__pt_iter_pmd_normal(pmd, pfn))
 			return false;
 		cur->pmd = pmd;
 		cur->pmdp = pmdp;
