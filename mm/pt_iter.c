@@ -7,7 +7,9 @@
  * caller one decoded entry at a time with the page-table lock of that entry
  * held.  A PTE table stays mapped and locked while the caller consumes its
  * entries: the inline pt_iter_next() decodes the present PTEs of that table
- * and only calls __pt_iter_next() for everything else.  The PUD entry above
+ * and only calls __pt_iter_next() for everything else, or, at the end of
+ * the table, __pt_iter_next_or_table(), which hands it the next table to
+ * read rather than that table's first entry.  The PUD entry above
  * the current PMD table is kept between steps (page tables above the PTE
  * level are not freed while the mmap or VMA lock is held), so moving to the
  * next PTE table or PMD leaf does not descend from the PGD again.
@@ -1124,14 +1126,8 @@ void __pt_iter_start(struct pt_iter_state *s, struct vm_area_struct *vma,
 #endif
 }
 
-/**
- * __pt_iter_end - end a walk
- * @s: the walk's state.
- *
- * Drops every lock the walk holds.  Called by pt_iter_end(); not for
- * direct use.  Calling it again is harmless.
- */
-void __pt_iter_end(struct pt_iter_state *s)
+/* End the walk: __pt_iter_end(), inline for pt_iter_finish(). */
+static __always_inline void pt_iter_end_walk(struct pt_iter_state *s)
 {
 	pt_iter_drop_leaf(s);
 	pt_iter_drop_table(s);
@@ -1142,6 +1138,18 @@ void __pt_iter_end(struct pt_iter_state *s)
 	s->hole_start = PT_ITER_NO_HOLE;
 	s->leaf_end = 0;
 	s->cur._next = s->range_end;
+}
+
+/**
+ * __pt_iter_end - end a walk
+ * @s: the walk's state.
+ *
+ * Drops every lock the walk holds.  Called by pt_iter_end(); not for
+ * direct use.  Calling it again is harmless.
+ */
+void __pt_iter_end(struct pt_iter_state *s)
+{
+	pt_iter_end_walk(s);
 }
 
 /**
@@ -1304,10 +1312,32 @@ static __always_inline bool pt_iter_leaf_next(struct pt_iter_state *s)
 }
 
 /*
- * The step of __pt_iter_next(): drops the lock of the previous entry,
- * moves to the next table or leaf and describes its first entry in s->cur.
+ * With the table that pt_iter_descend() has just mapped and locked, and no
+ * hole pending: whether the inline step can read it from s->cur._next on,
+ * as after an entry of that table (it reports or skips what is empty,
+ * decodes what it can and comes back here for the rest).  If so, the
+ * cursor of the inline step is set up in s->cur, and the level and lock of
+ * the last entry say that no leaf is held.
  */
-static bool pt_iter_step(struct pt_iter_state *s)
+static inline bool pt_iter_table_inline(struct pt_iter_state *s)
+{
+	if (pt_iter_hole_pending(s) || !pt_iter_wants(s, PT_ITER_FOLIO))
+		return false;
+	s->cur.type = PT_ITER_NONE;
+	s->cur.level = PT_ITER_PTE;
+	s->cur.ptl = s->pte_ptl;
+	s->cur._fast_end = s->table_end;
+	s->cur._nextp = s->pte_table + pte_index(s->cur._next);
+	return true;
+}
+
+/*
+ * The step of __pt_iter_next(): drops the lock of the previous entry,
+ * moves to the next table or leaf and describes its first entry in s->cur,
+ * or, with @table, stops at a PTE table it maps if the inline step can go
+ * on from there.
+ */
+static int pt_iter_step(struct pt_iter_state *s, bool table)
 {
 	spinlock_t *ptl = s->cur.ptl;
 
@@ -1331,18 +1361,20 @@ static bool pt_iter_step(struct pt_iter_state *s)
 	while (s->cur._next < s->range_end) {
 		if (s->pte_table) {
 			if (pt_iter_scan_table(s))
-				return true;
+				return __PT_ITER_ENTRY;
 			pt_iter_drop_table(s);
 			cond_resched();
 			continue;
 		}
 		if (!IS_ENABLED(CONFIG_HUGETLB_PAGE) || !s->hsize) {
 			if (pt_iter_descend(s))
-				return true;
+				return __PT_ITER_ENTRY;
+			if (table && s->pte_table && pt_iter_table_inline(s))
+				return __PT_ITER_TABLE;
 			continue;
 		}
 		if (pt_iter_hugetlb(s, NULL))
-			return true;
+			return __PT_ITER_ENTRY;
 		/*
 		 * A hugetlb hole is stepped over one huge page at a time (a
 		 * large sparse VMA of 64K pages is many steps), with only
@@ -1354,26 +1386,28 @@ static bool pt_iter_step(struct pt_iter_state *s)
 	if (pt_iter_hole_pending(s)) {
 		/* The hole began before this table: report it unlocked. */
 		pt_iter_drop_table(s);
-		return pt_iter_report_hole(s, s->range_end);
+		pt_iter_report_hole(s, s->range_end);
+		return __PT_ITER_ENTRY;
 	}
 
 	__pt_iter_end(s);
-	return false;
+	return __PT_ITER_END;
 }
 
 /*
  * __pt_iter_next() but for the step from leaf to leaf: every other step,
  * and where the inline step picks up in the PTE table it maps.
  */
-static noinline bool pt_iter_next_table(struct pt_iter_state *s)
+static noinline int pt_iter_next_table(struct pt_iter_state *s, bool table)
 {
+	int ret;
+
 	/* Until a leaf that the inline leaf step can go on from. */
 	s->leaf_end = 0;
-	if (!pt_iter_step(s))
-		return false;
-	if (s->cur._fast_end)
+	ret = pt_iter_step(s, table);
+	if (ret == __PT_ITER_ENTRY && s->cur._fast_end)
 		s->cur._nextp = s->pte_table + pte_index(s->cur._next);
-	return true;
+	return ret;
 }
 
 /*
@@ -1381,14 +1415,28 @@ static noinline bool pt_iter_next_table(struct pt_iter_state *s)
  * as a tail call.  After a leaf, the cond_resched() of pt_iter_step():
  * a walk of a VMA that is one THP reschedules as smaps_pte_range() did.
  */
-static noinline bool pt_iter_finish(struct pt_iter_state *s)
+static noinline int pt_iter_finish(struct pt_iter_state *s)
 {
 	bool leaf = s->cur.ptl && s->cur.ptl != s->pte_ptl;
 
-	__pt_iter_end(s);
+	pt_iter_end_walk(s);
 	if (leaf && (!s->hsize || need_resched()))
 		cond_resched();
-	return false;
+	return __PT_ITER_END;
+}
+
+/* The two slow paths below, which differ only in @table. */
+static __always_inline int pt_iter_slow(struct pt_iter_state *s,
+					unsigned long next, bool table)
+{
+	s->cur._next = next;
+	/* In the frame of a leaf function: the rest is out of line. */
+	if (pt_iter_leaf_next(s))
+		return __PT_ITER_ENTRY;
+	/* The end of a walk of a few pages costs no descent's frame. */
+	if (next >= s->range_end && !pt_iter_hole_pending(s))
+		return pt_iter_finish(s);
+	return pt_iter_next_table(s, table);
 }
 
 /**
@@ -1404,12 +1452,25 @@ static noinline bool pt_iter_finish(struct pt_iter_state *s)
  */
 bool __pt_iter_next(struct pt_iter_state *s, unsigned long next)
 {
-	s->cur._next = next;
-	/* In the frame of a leaf function: the rest is out of line. */
-	if (pt_iter_leaf_next(s))
-		return true;
-	/* The end of a walk of a few pages costs no descent's frame. */
-	if (next >= s->range_end && !pt_iter_hole_pending(s))
-		return pt_iter_finish(s);
-	return pt_iter_next_table(s);
+	return pt_iter_slow(s, next, false) == __PT_ITER_ENTRY;
+}
+
+/**
+ * __pt_iter_next_or_table - the slow path of pt_iter_next() at a table's end
+ * @s: the walk's state.
+ * @next: where the step starts.
+ *
+ * __pt_iter_next(), but when the step maps and locks a PTE table, and the
+ * inline step can read it (no hole pending, folios wanted), it stops there
+ * and sets the cursor of the inline step in @s->cur instead of decoding
+ * the table's first entry: pt_iter_next() calls this one when its cursor
+ * has reached the end of a table, not when it gives up on an entry it
+ * does not decode.  Not for direct use.
+ *
+ * Return: %__PT_ITER_ENTRY with an entry, %__PT_ITER_TABLE with a table,
+ * %__PT_ITER_END at the end of the walk.
+ */
+int __pt_iter_next_or_table(struct pt_iter_state *s, unsigned long next)
+{
+	return pt_iter_slow(s, next, true);
 }

@@ -250,7 +250,15 @@ struct pt_iter_state {
 
 void __pt_iter_start(struct pt_iter_state *s, struct vm_area_struct *vma,
 		     unsigned long start, unsigned long end, unsigned int flags);
+/* What __pt_iter_next() found. */
+enum {
+	__PT_ITER_END,		/* the end of the walk */
+	__PT_ITER_ENTRY,	/* an entry, in s->cur */
+	__PT_ITER_TABLE,	/* a PTE table, for the inline step */
+};
+
 bool __pt_iter_next(struct pt_iter_state *s, unsigned long next);
+int __pt_iter_next_or_table(struct pt_iter_state *s, unsigned long next);
 unsigned int __pt_iter_pte_batch(struct pt_iter_state *s, struct folio *folio,
 				 struct page *page, pte_t *ptep, pte_t pte,
 				 unsigned long addr);
@@ -354,26 +362,42 @@ static inline void pt_iter_pause(struct pt_iter *it, unsigned long resume)
  * The slow path of pt_iter_next(), from @next on: the out-of-line step,
  * then the entry it found copied into the caller's iterator.  The copy is
  * inline so that the compiler sees every field of @it written here: the
- * caller's struct pt_iter never needs to live in memory.
+ * caller's struct pt_iter never needs to live in memory.  With @table, the
+ * step may instead stop at a PTE table it has just mapped and locked, whose
+ * entries the inline step then reads from @it->_next on: the first entry
+ * of a table is not decoded out of line and copied.
  */
-static __always_inline bool __pt_iter_slow(struct pt_iter *it,
-					   unsigned long next)
+static __always_inline int __pt_iter_slow(struct pt_iter *it,
+					  unsigned long next, bool table)
 {
 	struct pt_iter_state *s = it->_st;
 	unsigned int flags = it->_flags;
+	int ret = __PT_ITER_END;
 
-	if (unlikely(!s || !__pt_iter_next(s, next))) {
-		/* The walk has ended and dropped its locks. */
-		it->_st = NULL;
-		it->_fast_end = 0;
-		it->ptl = NULL;
-		return false;
+	if (s && table)
+		ret = __pt_iter_next_or_table(s, next);
+	else if (s)
+		ret = __pt_iter_next(s, next);
+
+	if (likely(ret == __PT_ITER_ENTRY)) {
+		*it = s->cur;
+		/* The same values, known to the compiler where constant. */
+		it->_flags = flags;
+		it->_st = s;
+		return ret;
 	}
-	*it = s->cur;
-	/* The same values, but known to the compiler where they are constant. */
-	it->_flags = flags;
-	it->_st = s;
-	return true;
+	if (table && ret == __PT_ITER_TABLE) {
+		it->ptl = s->cur.ptl;
+		it->_next = s->cur._next;
+		it->_nextp = s->cur._nextp;
+		it->_fast_end = s->cur._fast_end;
+		return ret;
+	}
+	/* The walk has ended and dropped its locks. */
+	it->_st = NULL;
+	it->_fast_end = 0;
+	it->ptl = NULL;
+	return __PT_ITER_END;
 }
 
 /*
@@ -539,7 +563,8 @@ static __always_inline bool __pt_iter_leaf(struct pt_iter *it,
  * special PTEs, a new table, a leaf at a higher level, hugetlb) takes the
  * slow path, but with %PT_ITER_INLINE_LEAVES the step from a present THP
  * or PMD-sized hugetlb page to the next one of its PMD table.
- * The inline step only runs after an entry of the same PTE table, so @ptl
+ * The inline step only runs after an entry of the same PTE table, or once
+ * the slow path has mapped and locked the table and set @ptl, so @ptl
  * stays what it is (and @level, which it sets all the same); the leaf step
  * after a leaf of the same PMD table, whose lock it keeps.
  *
@@ -556,9 +581,18 @@ static __always_inline bool pt_iter_next(struct pt_iter *it)
 	unsigned long pfn;
 	unsigned int nr;
 	pte_t pte;
+	int ret;
 
-	if (unlikely(addr >= it->_fast_end))
-		goto slow;
+	if (unlikely(addr >= it->_fast_end)) {
+		if ((it->_flags & PT_ITER_INLINE_LEAVES) && it->_st &&
+		    addr < it->_st->leaf_end && __pt_iter_leaf(it, it->_st, addr))
+			return true;
+		ret = __pt_iter_slow(it, addr, true);
+		if (ret != __PT_ITER_TABLE)
+			return ret == __PT_ITER_ENTRY;
+		addr = it->_next;
+		ptep = it->_nextp;
+	}
 	pte = ptep_get(ptep);
 	if (unlikely(!pte_present(pte))) {
 		if ((it->_flags & PT_ITER_HOLES) && pte_none(pte))
@@ -620,10 +654,7 @@ static __always_inline bool pt_iter_next(struct pt_iter *it)
 			  pfn, __PT_ATTR_RAW_PTE);
 	return true;
 slow:
-	if ((it->_flags & PT_ITER_INLINE_LEAVES) && it->_st &&
-	    addr < it->_st->leaf_end && __pt_iter_leaf(it, it->_st, addr))
-		return true;
-	return __pt_iter_slow(it, addr);
+	return __pt_iter_slow(it, addr, false) != __PT_ITER_END;
 }
 
 /*
