@@ -577,7 +577,16 @@ static bool pt_iter_set_pud(struct pt_iter_state *s, pud_t pud,
 	swp_entry_t swp;
 
 	if (present) {
-		page = vm_normal_page_pud(s->vma, start, pud);
+		/*
+		 * A hugetlb page is a normal page, mapped whole from its
+		 * first page by its leaf: no vm_normal_page_pud(), and its
+		 * folio without page_folio(), which looks for a fake head
+		 * where hugetlb's vmemmap is optimised.
+		 */
+		if (s->hsize)
+			page = pfn_to_page(pud_pfn(pud));
+		else
+			page = vm_normal_page_pud(s->vma, start, pud);
 		if (!pt_iter_wants(s, page ? PT_ITER_FOLIO : PT_ITER_PFN))
 			return false;
 		pt_iter_set_leaf(s, PT_ITER_PUD, start, PUD_SIZE);
@@ -585,7 +594,9 @@ static bool pt_iter_set_pud(struct pt_iter_state *s, pud_t pud,
 		s->cur.type = page ? PT_ITER_FOLIO : PT_ITER_PFN;
 		if (page && !(s->cur._flags & PT_ITER_NO_PAGE)) {
 			s->cur.page = nth_page(page, idx);
-			s->cur.folio = page_folio(s->cur.page);
+			s->cur.folio = s->hsize ? (struct folio *)page :
+				       page_folio(s->cur.page);
+			VM_WARN_ON_ONCE(page_folio(s->cur.page) != s->cur.folio);
 		}
 		if (pud_write(pud))
 			s->cur._attrs |= PT_ATTR_WRITE;
