@@ -173,6 +173,15 @@ static void pt_bench_callbacks(struct vm_area_struct *vma,
 	walk_page_vma(vma, &pt_bench_ops, st);
 }
 
+/* An entry of pt_bench_iter() that maps no folio. */
+static __always_inline void pt_bench_other(struct pt_bench_stats *st,
+					   const struct pt_iter *it,
+					   unsigned long nr)
+{
+	if (it->type != PT_ITER_NONE && it->type != PT_ITER_PFN)
+		st->other += nr;
+}
+
 /* The same statistics with pt_iter. */
 static void pt_bench_iter(struct vm_area_struct *vma,
 			  struct pt_bench_stats *st)
@@ -183,27 +192,34 @@ static void pt_bench_iter(struct vm_area_struct *vma,
 			  PT_ITER_BATCH) {
 		unsigned long nr = pt_iter_nr_pages(&it);
 
-		switch (it.type) {
-		case PT_ITER_NONE:
-		case PT_ITER_PFN:
-			break;
-		case PT_ITER_FOLIO:
-			pt_bench_account(st, it.folio, nr,
-					 pt_iter_has(&it, PT_ATTR_YOUNG),
-					 pt_iter_has(&it, PT_ATTR_DIRTY));
-			if (pt_iter_has(&it, PT_ATTR_HUGETLB)) {
-				st->hugetlb += nr;
-				if (folio_likely_mapped_shared(it.folio) ||
-				    pt_iter_has(&it, PT_ATTR_SHARED_TABLE))
-					st->shared_hugetlb += nr;
-			} else if (it.level == PT_ITER_PMD) {
-				st->pmd += nr;
+		/*
+		 * The entry's own fields first, as the fs/proc loops test
+		 * them: on the way from the inline step (a folio mapped by
+		 * PTEs) the compiler knows their outcome.
+		 */
+		if (unlikely(pt_iter_has(&it, PT_ATTR_HUGETLB))) {
+			if (it.type != PT_ITER_FOLIO) {
+				pt_bench_other(st, &it, nr);
+				continue;
 			}
-			break;
-		default:
-			st->other += nr;
-			break;
+			st->hugetlb += nr;
+			if (folio_likely_mapped_shared(it.folio) ||
+			    pt_iter_has(&it, PT_ATTR_SHARED_TABLE))
+				st->shared_hugetlb += nr;
+		} else if (unlikely(it.level != PT_ITER_PTE)) {
+			if (it.type != PT_ITER_FOLIO) {
+				pt_bench_other(st, &it, nr);
+				continue;
+			}
+			if (it.level == PT_ITER_PMD)
+				st->pmd += nr;
+		} else if (it.type != PT_ITER_FOLIO) {
+			pt_bench_other(st, &it, nr);
+			continue;
 		}
+		pt_bench_account(st, it.folio, nr,
+				 pt_iter_has(&it, PT_ATTR_YOUNG),
+				 pt_iter_has(&it, PT_ATTR_DIRTY));
 	}
 }
 
@@ -932,6 +948,13 @@ static int pt_bench_pagemap_entry(struct pt_bench_pagemapread *pm,
 		if (show_pfn) {
 			frame = pt_iter_pfn(it);
 			step = 1;
+		}
+		/* One page (a small folio, usually), as pagemap_add_folio(). */
+		if (nr == 1) {
+			pme = pt_bench_make_pme(frame, flags);
+			if (pt_bench_precise_page_mapcount(folio, page) == 1)
+				pme.pme |= PM_MMAP_EXCLUSIVE;
+			return pt_bench_add_to_pagemap(&pme, pm);
 		}
 		for (i = 0; i < nr; i++) {
 			pme = pt_bench_make_pme(frame + i * step, flags);
@@ -1789,32 +1812,16 @@ static unsigned long pt_bench_scan_category(const struct pt_bench_scan_private *
 	return categories;
 }
 
-/*
- * The scan of [start, end) of @vma, which pt_bench_scan_test_walk() let
- * through.  Holes are not reported: none can be interesting to the scans
- * of this benchmark (pt_bench_scan_walk() checks).
- */
-static int pt_bench_scan_vma(struct vm_area_struct *vma, unsigned long start,
-			     unsigned long end, struct pt_bench_scan_private *p)
+/* The loop of pt_bench_scan_vma(), with the walk's @flags. */
+static __always_inline int pt_bench_scan_loop(struct vm_area_struct *vma,
+					      unsigned long start,
+					      unsigned long end,
+					      struct pt_bench_scan_private *p,
+					      unsigned int flags)
 {
-	unsigned int flags = PT_ITER_BATCH | PT_ITER_IGNORE_WRITE |
-			     PT_ITER_IGNORE_YOUNG | PT_ITER_IGNORE_DIRTY;
-	unsigned long required = p->arg.category_mask & ~p->arg.category_inverted;
 	unsigned long categories, next;
 	struct pt_iter it;
 	int ret = 0;
-
-	if (required & PAGE_IS_PRESENT)
-		flags |= PT_ITER_WANT_PRESENT;
-	else if (required & PAGE_IS_SWAPPED)
-		flags |= PT_ITER_WANT_NONPRESENT;
-	/*
-	 * Only PAGE_IS_FILE needs the page of a present entry (of a hugetlb
-	 * one too): without it, runs of PTEs with the same bits are one
-	 * entry, whatever pages they map.
-	 */
-	if (!(p->masks_of_interest & PAGE_IS_FILE))
-		flags |= PT_ITER_NO_PAGE;
 
 	for_each_pt_entry(&it, vma, start, end, flags) {
 		categories = p->cur_vma_category |
@@ -1827,6 +1834,34 @@ static int pt_bench_scan_vma(struct vm_area_struct *vma, unsigned long start,
 			break;	/* output full or budget spent */
 	}
 	return ret;
+}
+
+/*
+ * The scan of [start, end) of @vma, which pt_bench_scan_test_walk() let
+ * through.  Holes are not reported: none can be interesting to the scans
+ * of this benchmark (pt_bench_scan_walk() checks).
+ */
+static int pt_bench_scan_vma(struct vm_area_struct *vma, unsigned long start,
+			     unsigned long end, struct pt_bench_scan_private *p)
+{
+	unsigned int flags = PT_ITER_BATCH | PT_ITER_IGNORE_WRITE |
+			     PT_ITER_IGNORE_YOUNG | PT_ITER_IGNORE_DIRTY;
+	unsigned long required = p->arg.category_mask & ~p->arg.category_inverted;
+
+	if (required & PAGE_IS_PRESENT)
+		flags |= PT_ITER_WANT_PRESENT;
+	else if (required & PAGE_IS_SWAPPED)
+		flags |= PT_ITER_WANT_NONPRESENT;
+	/*
+	 * Only PAGE_IS_FILE needs the page of a present entry (of a hugetlb
+	 * one too): without it, runs of PTEs with the same bits are one
+	 * entry, whatever pages they map.
+	 */
+	if (!(p->masks_of_interest & PAGE_IS_FILE))
+		flags |= PT_ITER_NO_PAGE;
+	/* The step from leaf to leaf inline, as pagemap_scan_walk() asks. */
+	return pt_bench_scan_loop(vma, start, end, p,
+				  flags | PT_ITER_INLINE_LEAVES);
 }
 
 /* What walk_page_range() with pagemap_scan_ops does, with pt_iter. */
