@@ -1327,8 +1327,10 @@ static __always_inline bool pt_iter_leaf_next(struct pt_iter_state *s)
  * hole pending: whether the inline step can read it from s->cur._next on,
  * as after an entry of that table (it reports or skips what is empty,
  * decodes what it can and comes back here for the rest).  If so, the
- * cursor of the inline step is set up in s->cur, and the level and lock of
- * the last entry say that no leaf is held.
+ * cursor of the inline step is set up in s->cur, and s->cur says no more
+ * of the last entry than an empty one at the cursor would: no leaf, whose
+ * lock or extent a later step could take for its own, only the table's
+ * lock.
  */
 static inline bool pt_iter_table_inline(struct pt_iter_state *s)
 {
@@ -1336,6 +1338,9 @@ static inline bool pt_iter_table_inline(struct pt_iter_state *s)
 		return false;
 	s->cur.type = PT_ITER_NONE;
 	s->cur.level = PT_ITER_PTE;
+	s->cur.addr = s->cur._next;
+	s->cur.end = s->cur._next;
+	s->cur._attrs = 0;
 	s->cur.ptl = s->pte_ptl;
 	s->cur._fast_end = s->table_end;
 	s->cur._nextp = s->pte_table + pte_index(s->cur._next);

@@ -2967,7 +2967,7 @@ struct pt_ref {
 	/* The pt_iter walk being checked. */
 	unsigned int flags;
 	unsigned long next;	/* the first page no entry covered yet */
-	unsigned long entries[10];
+	unsigned long entries[12];
 	int nr_err;
 	struct pt_ref_err err[PT_REF_MAX_ERR];
 };
@@ -3223,11 +3223,23 @@ static void pt_ref_bad(struct pt_ref *ref, unsigned long addr,
 }
 
 /* Pages [ref->next, to) were covered by no entry: they must be holes. */
+/* Whether the walk asks for entries of @type (holes are asked for apart). */
+static bool pt_ref_wanted(const struct pt_ref *ref, int type)
+{
+	unsigned int want = ref->flags & PT_ITER_WANT_ALL;
+
+	return !want || type == PT_ITER_NONE || (want & PT_ITER_WANT(type));
+}
+
 static void pt_ref_skipped(struct pt_ref *ref, unsigned long to)
 {
 	unsigned long addr;
 
 	for (addr = ref->next; addr < to; addr += PAGE_SIZE) {
+		/* An entry of a type the walk does not want is skipped. */
+		if (pt_ref_at(ref, addr)->type >= 0 &&
+		    !pt_ref_wanted(ref, pt_ref_at(ref, addr)->type))
+			continue;
 		if (ref->flags & PT_ITER_HOLES) {
 			pt_ref_bad(ref, ref->next, to, addr,
 				   "not covered with PT_ITER_HOLES", 0, 0);
@@ -3324,6 +3336,9 @@ static void pt_ref_entry(struct pt_ref *ref, const struct pt_iter *it)
 	}
 	pt_ref_skipped(ref, it->addr);
 	ref->next = it->end;
+	if (!pt_ref_wanted(ref, it->type))
+		pt_ref_bad(ref, it->addr, it->end, it->addr,
+			   "a type the walk does not want", it->type, 0);
 
 	first = pt_ref_at(ref, it->addr);
 	if (first->level >= 0 && it->level != first->level)
@@ -3448,6 +3463,13 @@ static const unsigned int pt_ref_flags[] = {
 	PT_ITER_HOLES | PT_ITER_BATCH | PT_ITER_INLINE_LEAVES,
 	PT_ITER_NO_PAGE | PT_ITER_BATCH | PT_ITER_HOLES | PT_REF_LOOSE |
 	PT_ITER_INLINE_LEAVES,
+	/*
+	 * Some types only: no folios (the inline step, which decodes only
+	 * folios, must not run), and folios and swap entries with holes.
+	 */
+	PT_ITER_WANT(PT_ITER_PFN),
+	PT_ITER_HOLES | PT_ITER_BATCH | PT_ITER_WANT(PT_ITER_FOLIO) |
+	PT_ITER_WANT(PT_ITER_SWAP),
 };
 
 KUNIT_DEFINE_ACTION_WRAPPER(pt_ref_kvfree, kvfree, const void *);
@@ -3510,12 +3532,12 @@ static void pt_ref_report(struct kunit *test, const struct pt_ref *ref)
 	KUNIT_EXPECT_EQ_MSG(test, ref->unseen, 0UL,
 			    "pages the reference walk did not visit");
 	kunit_info(test,
-		   "[%#lx, %#lx): %lu pages; entries %lu/%lu/%lu/%lu/%lu/%lu/%lu/%lu/%lu/%lu",
+		   "[%#lx, %#lx): %lu pages; entries %lu/%lu/%lu/%lu/%lu/%lu/%lu/%lu/%lu/%lu/%lu/%lu",
 		   ref->start, ref->end, (ref->end - ref->start) >> PAGE_SHIFT,
 		   ref->entries[0], ref->entries[1], ref->entries[2],
 		   ref->entries[3], ref->entries[4], ref->entries[5],
 		   ref->entries[6], ref->entries[7], ref->entries[8],
-		   ref->entries[9]);
+		   ref->entries[9], ref->entries[10], ref->entries[11]);
 	for (i = 0; i < min(ref->nr_err, PT_REF_MAX_ERR); i++) {
 		const struct pt_ref_err *e = &ref->err[i];
 
