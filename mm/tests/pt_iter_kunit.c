@@ -2616,6 +2616,90 @@ static void pt_iter_test_pause(struct kunit *test)
 	}
 }
 
+/*
+ * 14b. pt_iter_pause() after a hole of a PTE table that the inline step
+ * reported with the table's lock, with PT_ITER_HOLES: resuming after it
+ * inside the table, exactly at the end of the table, and exactly at the
+ * end of the walk (which then ends) sees what a walk without pauses sees.
+ */
+static void pt_iter_test_pause_holes(struct kunit *test)
+{
+	/* Entries of the walk, in pages from the start: [start, end). */
+	static const struct {
+		unsigned long start, end;
+		bool hole;
+	} want[] = {
+		{ 0, 1 }, { 1, 2 }, { 2, 3 }, { 3, 4 }, { 4, 6, true },
+		{ 6, 7 }, { 7, 8 }, { 8, 512, true }, { 512, 513 },
+		{ 513, 514 }, { 514, 516, true },
+	};
+	unsigned long a = pt_test_anon(test, 2 * PMD_SIZE, PMD_SIZE,
+				       MADV_NOHUGEPAGE);
+	unsigned long seen[ARRAY_SIZE(want) + 2][2] = {};
+	bool hole[ARRAY_SIZE(want) + 2] = {};
+	bool held[ARRAY_SIZE(want) + 2] = {};
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	bool locked_after[3] = {};
+	int pass, n, k, i;
+	struct pt_iter it;
+	spinlock_t *ptl;	/* the lock of the paused hole */
+
+	if (PTRS_PER_PTE != 512)
+		kunit_skip(test, "the layout assumes 512 PTEs per table");
+	pt_test_write(test, a, P(4));
+	pt_test_write(test, a + P(6), P(2));
+	pt_test_write(test, a + PMD_SIZE, P(2));
+
+	/* Pass 0 walks without pausing, pass 1 pauses after each hole. */
+	for (pass = 0; pass < 2; pass++) {
+		n = 0;
+		k = 0;
+		mmap_read_lock(mm);
+		vma = vma_lookup(mm, a);
+		for_each_pt_entry(&it, vma, a, a + PMD_SIZE + P(4),
+				  PT_ITER_HOLES) {
+			if (n == ARRAY_SIZE(seen)) {
+				pt_iter_end(&it);
+				break;
+			}
+			seen[n][0] = it.addr;
+			seen[n][1] = it.end;
+			hole[n] = it.type == PT_ITER_NONE;
+			held[n] = it.ptl && pt_test_spin_held(it.ptl);
+			n++;
+			if (!pass || it.type != PT_ITER_NONE || k == 3)
+				continue;
+			ptl = it.ptl;
+			pt_iter_pause(&it, it.end);
+			locked_after[k++] = ptl && pt_test_locked(ptl);
+		}
+		mmap_read_unlock(mm);
+
+		KUNIT_EXPECT_EQ_MSG(test, n, ARRAY_SIZE(want), "pass %d", pass);
+		for (i = 0; i < ARRAY_SIZE(want) && i < n; i++) {
+			KUNIT_EXPECT_EQ_MSG(test, seen[i][0],
+					    a + P(want[i].start),
+					    "pass %d, entry %d", pass, i);
+			KUNIT_EXPECT_EQ_MSG(test, seen[i][1],
+					    a + P(want[i].end),
+					    "pass %d, entry %d", pass, i);
+			KUNIT_EXPECT_EQ_MSG(test, hole[i], want[i].hole,
+					    "pass %d, entry %d", pass, i);
+			KUNIT_EXPECT_TRUE_MSG(test, held[i],
+					      "pass %d, entry %d: no lock",
+					      pass, i);
+		}
+		if (pass) {
+			KUNIT_EXPECT_EQ(test, k, 3);
+			for (i = 0; i < k; i++)
+				KUNIT_EXPECT_FALSE_MSG(test, locked_after[i],
+						       "pause %d: ptl still held",
+						       i);
+		}
+	}
+}
+
 #ifdef CONFIG_HUGETLB_PAGE
 /*
  * 15. pt_iter_pause() and pt_iter_end() on hugetlb drop the hugetlb VMA
@@ -4399,6 +4483,7 @@ static struct kunit_case pt_iter_test_cases[] = {
 #endif
 	KUNIT_CASE(pt_iter_test_break),
 	KUNIT_CASE(pt_iter_test_pause),
+	KUNIT_CASE(pt_iter_test_pause_holes),
 	KUNIT_CASE(pt_iter_test_vma_lock),
 	KUNIT_CASE(pt_iter_test_no_mm),
 	KUNIT_CASE_SLOW(pt_iter_test_race),
