@@ -250,7 +250,7 @@ struct pt_iter_state {
 
 void __pt_iter_start(struct pt_iter_state *s, struct vm_area_struct *vma,
 		     unsigned long start, unsigned long end, unsigned int flags);
-/* What __pt_iter_next() found. */
+/* What __pt_iter_next_or_table() found (__pt_iter_next(): entry or end). */
 enum {
 	__PT_ITER_END,		/* the end of the walk */
 	__PT_ITER_ENTRY,	/* an entry, in s->cur */
