@@ -1137,8 +1137,14 @@ void __pt_iter_start(struct pt_iter_state *s, struct vm_area_struct *vma,
 #endif
 }
 
-/* End the walk: __pt_iter_end(), inline for pt_iter_finish(). */
-static __always_inline void pt_iter_end_walk(struct pt_iter_state *s)
+/**
+ * __pt_iter_end - end a walk
+ * @s: the walk's state.
+ *
+ * Drops every lock the walk holds.  Called by pt_iter_end(); not for
+ * direct use.  Calling it again is harmless.
+ */
+void __pt_iter_end(struct pt_iter_state *s)
 {
 	pt_iter_drop_leaf(s);
 	pt_iter_drop_table(s);
@@ -1149,18 +1155,6 @@ static __always_inline void pt_iter_end_walk(struct pt_iter_state *s)
 	s->hole_start = PT_ITER_NO_HOLE;
 	s->leaf_end = 0;
 	s->cur._next = s->range_end;
-}
-
-/**
- * __pt_iter_end - end a walk
- * @s: the walk's state.
- *
- * Drops every lock the walk holds.  Called by pt_iter_end(); not for
- * direct use.  Calling it again is harmless.
- */
-void __pt_iter_end(struct pt_iter_state *s)
-{
-	pt_iter_end_walk(s);
 }
 
 /**
@@ -1427,15 +1421,54 @@ static noinline int pt_iter_next_table(struct pt_iter_state *s, bool table)
 }
 
 /*
+ * The step from the end of a PTE table to the next PTE table of the same
+ * PMD table, the usual step of a walk of small pages: what pt_iter_step()
+ * would do, without its tests for leaves, hugetlb and pending holes, which
+ * the caller has made.  Anything but a PTE table that the inline step can
+ * read is left to pt_iter_next_table(), which goes on from where this
+ * stopped.
+ */
+static noinline int pt_iter_next_pte_table(struct pt_iter_state *s)
+{
+	unsigned long next = s->cur._next;
+
+	pt_iter_drop_table(s);
+	cond_resched();
+	if (!pt_iter_pmd(s, pmd_offset(s->pudp, next))) {
+		if (s->pte_table && pt_iter_table_inline(s))
+			return __PT_ITER_TABLE;
+		return pt_iter_next_table(s, true);
+	}
+	/* A PMD leaf (no hole was pending: this one would be pending). */
+	return __PT_ITER_ENTRY;
+}
+
+/*
  * The last step of a walk that has no hole left to report: out of line,
  * as a tail call.  After a leaf, the cond_resched() of pt_iter_step():
  * a walk of a VMA that is one THP reschedules as smaps_pte_range() did.
  */
 static noinline int pt_iter_finish(struct pt_iter_state *s)
 {
-	bool leaf = s->cur.ptl && s->cur.ptl != s->pte_ptl;
+	spinlock_t *ptl = s->cur.ptl;
+	bool leaf = ptl && ptl != s->pte_ptl;
 
-	pt_iter_end_walk(s);
+	/*
+	 * Only the locks are let go: once the walk has ended, the caller's
+	 * iterator no longer points to its state, which nothing reads again
+	 * (pt_iter_start() sets it up anew for another walk).
+	 */
+	if (leaf) {
+		pt_iter_unkeep(ptl);
+		spin_unlock(ptl);
+	}
+	if (s->pte_table) {
+		pt_iter_unkeep(s->pte_ptl);
+		pt_iter_unkeep(RCU);
+		pte_unmap_unlock(s->pte_table, s->pte_ptl);
+	}
+	if (s->walk_locked)
+		vma_pgtable_walk_end(s->vma);
 	if (leaf && (!s->hsize || need_resched()))
 		cond_resched();
 	return __PT_ITER_END;
@@ -1452,6 +1485,10 @@ static __always_inline int pt_iter_slow(struct pt_iter_state *s,
 	/* The end of a walk of a few pages costs no descent's frame. */
 	if (next >= s->range_end && !pt_iter_hole_pending(s))
 		return pt_iter_finish(s);
+	/* From a PTE table the inline step has read to its end. */
+	if (table && s->pte_table && next == s->table_end &&
+	    next < s->pud_end && !pt_iter_hole_pending(s))
+		return pt_iter_next_pte_table(s);
 	return pt_iter_next_table(s, table);
 }
 
