@@ -8,7 +8,7 @@
 #   make cross          cross-build the series: 9 architectures, 7 reduced configs (CROSS_ARCHS=)
 #   make series         export a git-am-able series with a cover letter to build/series/
 #   make run, make bench
-#   make trace          instructions per function of one walk (x86_64 bench kernel, gdb)
+#   make trace          instructions per function of one walk (bench kernel, gdb)
 #   make compare        stock vs patched kernel in QEMU: /proc of a catalogue of mappings, byte for byte
 #   make clean          remove build/out (kernel builds)
 #   make distclean      remove build/ entirely
