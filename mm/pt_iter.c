@@ -412,15 +412,35 @@ static inline bool pt_iter_pte_cont(pte_t pte)
 
 /*
  * vm_normal_page(), with the answer for a PTE that is not special (see
- * pt_iter_next()) found without a call.
+ * pt_iter_next()) found without a call.  @pfn is pte_pfn(@pte), which some
+ * architectures decode with a read of a system register.
  */
 static __always_inline struct page *
-pt_iter_normal_page(struct vm_area_struct *vma, unsigned long addr, pte_t pte)
+pt_iter_normal_page(struct vm_area_struct *vma, unsigned long addr, pte_t pte,
+		    unsigned long pfn)
 {
 	if (IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) && !pte_special(pte) &&
-	    likely(pte_pfn(pte) <= highest_memmap_pfn))
-		return pfn_to_page(pte_pfn(pte));
+	    likely(pfn <= highest_memmap_pfn))
+		return pfn_to_page(pfn);
 	return vm_normal_page(vma, addr, pte);
+}
+
+/*
+ * __pt_iter_pte_batch(), without its call where the first PTE's batch hint
+ * (a contpte block) already reaches the end of the folio or of the table.
+ */
+static inline unsigned int pt_iter_pte_batch(struct pt_iter_state *s,
+					     struct folio *folio,
+					     struct page *page, pte_t *ptep,
+					     pte_t pte, unsigned long addr)
+{
+	unsigned long max_nr = min_t(unsigned long,
+		folio_nr_pages(folio) - folio_page_idx(folio, page),
+		(s->table_end - addr) >> PAGE_SHIFT);
+
+	if (pte_batch_hint(ptep, pte) >= max_nr)
+		return max_nr;
+	return __pt_iter_pte_batch(s, folio, page, ptep, pte, addr);
 }
 
 /*
@@ -430,7 +450,8 @@ pt_iter_normal_page(struct vm_area_struct *vma, unsigned long addr, pte_t pte)
 static bool pt_iter_present_pte(struct pt_iter_state *s, pte_t *ptep, pte_t pte)
 {
 	unsigned long addr = s->cur._next;
-	struct page *page = pt_iter_normal_page(s->vma, addr, pte);
+	unsigned long pfn = pte_pfn(pte);
+	struct page *page = pt_iter_normal_page(s->vma, addr, pte, pfn);
 	unsigned long size;
 	unsigned int nr = 1;
 
@@ -453,8 +474,7 @@ static bool pt_iter_present_pte(struct pt_iter_state *s, pte_t *ptep, pte_t pte)
 		if (!pt_iter_wants(s, PT_ITER_FOLIO))
 			return false;
 		if ((s->cur._flags & PT_ITER_BATCH) && folio_test_large(folio))
-			nr = __pt_iter_pte_batch(s, folio, page, ptep, pte,
-						 addr);
+			nr = pt_iter_pte_batch(s, folio, page, ptep, pte, addr);
 		pt_iter_set(s, PT_ITER_FOLIO, PT_ITER_PTE, addr,
 			    addr + nr * PAGE_SIZE);
 		s->cur.folio = folio;
@@ -466,7 +486,7 @@ static bool pt_iter_present_pte(struct pt_iter_state *s, pte_t *ptep, pte_t pte)
 			    addr + PAGE_SIZE);
 	}
 	s->cur._attrs = __PT_ATTR_RAW_PTE;
-	s->cur._pfn = pte_pfn(pte);
+	s->cur._pfn = pfn;
 	if (pt_iter_pte_cont(pte)) {
 		/* The block extends beyond the walk: the entry is clipped. */
 		size = pte_leaf_size(pte);
@@ -476,6 +496,20 @@ static bool pt_iter_present_pte(struct pt_iter_state *s, pte_t *ptep, pte_t pte)
 			s->cur._attrs |= PT_ATTR_CLIPPED;
 	}
 	return true;
+}
+
+/*
+ * The entry pt_iter_scan_table() has described, of the PTE @pte at @ptep: its
+ * lock is the table's, and the inline step goes on after it if the walk
+ * wants folios (else it would have to skip them).
+ */
+static inline void pt_iter_pte_entry(struct pt_iter_state *s, pte_t *ptep,
+				     pte_t pte)
+{
+	s->cur.pte = pte;
+	s->cur.ptep = ptep;
+	s->cur.ptl = s->pte_ptl;
+	s->cur._fast_end = pt_iter_wants(s, PT_ITER_FOLIO) ? s->table_end : 0;
 }
 
 /*
@@ -548,10 +582,7 @@ static bool pt_iter_scan_table(struct pt_iter_state *s)
 			if (pte_swp_uffd_wp(pte))
 				s->cur._attrs |= PT_ATTR_UFFD_WP;
 		}
-		s->cur.pte = pte;
-		s->cur.ptep = ptep;
-		s->cur.ptl = s->pte_ptl;
-		s->cur._fast_end = pt_iter_wants(s, PT_ITER_FOLIO) ? end : 0;
+		pt_iter_pte_entry(s, ptep, pte);
 		return true;
 	}
 	s->cur._next = end;
@@ -1496,15 +1527,39 @@ static __always_inline int pt_iter_slow(struct pt_iter_state *s,
  * __pt_iter_next - the slow path of pt_iter_next()
  * @s: the walk's state.
  * @next: where the step starts (the inline step may have moved on).
+ * @pte: the PTE at @next that the inline step has read from the locked
+ *	table and leaves to this path, if it is present (a contpte block, a
+ *	special PTE, a pfn without a memmap); anything else if not.
  *
  * Drops the lock of the previous entry, moves to the next table or leaf
  * and describes its first entry in @s->cur, for pt_iter_next() to copy.
- * Not for direct use.
+ * A present @pte is described from the value the inline step read, as
+ * pt_iter_scan_table() would after reading it again: on arm64, reading a
+ * PTE of a contpte block gathers the young and dirty bits of the block's
+ * 16 PTEs.  Not for direct use.
  *
  * Return: true with an entry, false at the end of the walk.
  */
-bool __pt_iter_next(struct pt_iter_state *s, unsigned long next)
+bool __pt_iter_next(struct pt_iter_state *s, unsigned long next, pte_t pte)
 {
+	pte_t *ptep;
+
+	/*
+	 * The inline step runs in a locked table with no hole pending (it
+	 * reports the holes of its table itself): a present @pte is the
+	 * entry at @next, unless the walk does not want it.
+	 */
+	if (pte_present(pte) && likely(!pt_iter_hole_pending(s))) {
+		VM_WARN_ON_ONCE(!s->pte_table || next >= s->table_end);
+		ptep = s->pte_table + pte_index(next);
+		s->cur._next = next;
+		if (pt_iter_present_pte(s, ptep, pte)) {
+			pt_iter_pte_entry(s, ptep, pte);
+			s->cur._nextp = ptep + pt_iter_nr_pages(&s->cur);
+			return true;
+		}
+		next += PAGE_SIZE;
+	}
 	return pt_iter_slow(s, next, false) == __PT_ITER_ENTRY;
 }
 

@@ -257,7 +257,7 @@ enum {
 	__PT_ITER_TABLE,	/* a PTE table, for the inline step */
 };
 
-bool __pt_iter_next(struct pt_iter_state *s, unsigned long next);
+bool __pt_iter_next(struct pt_iter_state *s, unsigned long next, pte_t pte);
 int __pt_iter_next_or_table(struct pt_iter_state *s, unsigned long next);
 unsigned int __pt_iter_pte_batch(struct pt_iter_state *s, struct folio *folio,
 				 struct page *page, pte_t *ptep, pte_t pte,
@@ -365,10 +365,13 @@ static inline void pt_iter_pause(struct pt_iter *it, unsigned long resume)
  * caller's struct pt_iter never needs to live in memory.  With @table, the
  * step may instead stop at a PTE table it has just mapped and locked, whose
  * entries the inline step then reads from @it->_next on: the first entry
- * of a table is not decoded out of line and copied.
+ * of a table is not decoded out of line and copied.  Without @table, @pte
+ * is the PTE at @next if the inline step read it and left it to the slow
+ * path, which then need not read it again.
  */
 static __always_inline int __pt_iter_slow(struct pt_iter *it,
-					  unsigned long next, bool table)
+					  unsigned long next, bool table,
+					  pte_t pte)
 {
 	struct pt_iter_state *s = it->_st;
 	unsigned int flags = it->_flags;
@@ -377,7 +380,7 @@ static __always_inline int __pt_iter_slow(struct pt_iter *it,
 	if (s && table)
 		ret = __pt_iter_next_or_table(s, next);
 	else if (s)
-		ret = __pt_iter_next(s, next);
+		ret = __pt_iter_next(s, next, pte);
 
 	if (likely(ret == __PT_ITER_ENTRY)) {
 		*it = s->cur;
@@ -587,7 +590,7 @@ static __always_inline bool pt_iter_next(struct pt_iter *it)
 		if ((it->_flags & PT_ITER_INLINE_LEAVES) && it->_st &&
 		    addr < it->_st->leaf_end && __pt_iter_leaf(it, it->_st, addr))
 			return true;
-		ret = __pt_iter_slow(it, addr, true);
+		ret = __pt_iter_slow(it, addr, true, __pte(0));
 		if (ret != __PT_ITER_TABLE)
 			return ret == __PT_ITER_ENTRY;
 		addr = it->_next;
@@ -654,7 +657,7 @@ static __always_inline bool pt_iter_next(struct pt_iter *it)
 			  pfn, __PT_ATTR_RAW_PTE);
 	return true;
 slow:
-	return __pt_iter_slow(it, addr, false) != __PT_ITER_END;
+	return __pt_iter_slow(it, addr, false, pte) != __PT_ITER_END;
 }
 
 /*
