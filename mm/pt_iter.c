@@ -984,6 +984,18 @@ static int pt_iter_pmd_leaf(struct pt_iter_state *s, pmd_t *pmdp)
 	return 1;
 }
 
+/* The PTE table of s->cur._next, mapped and locked: @ptep is its PTE. */
+static inline void pt_iter_set_table(struct pt_iter_state *s, pte_t *ptep,
+				     spinlock_t *ptl)
+{
+	unsigned long addr = s->cur._next;
+
+	pt_iter_keep(ptl);
+	s->pte_table = ptep - pte_index(addr);
+	s->pte_ptl = ptl;
+	s->table_end = pmd_addr_end(addr, s->pud_end);
+}
+
 /*
  * The entry at s->cur._next, whose PMD entry is @pmdp: a PMD leaf (or a
  * hole) is reported, a PTE table is mapped and locked for
@@ -1014,10 +1026,7 @@ again:
 	if (!ptep)
 		/* The table went away or was never one: look again. */
 		goto again;
-	pt_iter_keep(ptl);
-	s->pte_table = ptep - pte_index(addr);
-	s->pte_ptl = ptl;
-	s->table_end = pmd_addr_end(addr, s->pud_end);
+	pt_iter_set_table(s, ptep, ptl);
 	return false;
 }
 
@@ -1372,6 +1381,30 @@ static inline bool pt_iter_table_inline(struct pt_iter_state *s)
 	return true;
 }
 
+static noinline int pt_iter_finish(struct pt_iter_state *s);
+
+/*
+ * In a walk that skips holes, with the table that pt_iter_descend() has just
+ * mapped and locked: move s->cur._next past the empty PTEs at it.  Returns
+ * true if they reach the end of the walk, which then has nothing more to
+ * report: a walk of a few untouched pages ends in its first call of the
+ * slow path, not in the inline step's count of the empty PTEs and another
+ * call.
+ */
+static inline bool pt_iter_skip_none(struct pt_iter_state *s)
+{
+	unsigned long next = s->cur._next;
+	pte_t *ptep = s->pte_table + pte_index(next);
+
+	if ((s->cur._flags & PT_ITER_HOLES) || !pte_none(ptep_get(ptep)))
+		return false;
+	next += (1 + __pt_iter_none_run(ptep + 1,
+					((s->table_end - next) >> PAGE_SHIFT) - 1)) <<
+		PAGE_SHIFT;
+	s->cur._next = next;
+	return next >= s->range_end;
+}
+
 /*
  * The step of __pt_iter_next(): drops the lock of the previous entry,
  * moves to the next table or leaf and describes its first entry in s->cur,
@@ -1410,6 +1443,8 @@ static int pt_iter_step(struct pt_iter_state *s, bool table)
 		if (!IS_ENABLED(CONFIG_HUGETLB_PAGE) || !s->hsize) {
 			if (pt_iter_descend(s))
 				return __PT_ITER_ENTRY;
+			if (table && s->pte_table && pt_iter_skip_none(s))
+				return pt_iter_finish(s);
 			if (table && s->pte_table && pt_iter_table_inline(s))
 				return __PT_ITER_TABLE;
 			continue;
@@ -1462,10 +1497,28 @@ static noinline int pt_iter_next_table(struct pt_iter_state *s, bool table)
 static noinline int pt_iter_next_pte_table(struct pt_iter_state *s)
 {
 	unsigned long next = s->cur._next;
+	pmd_t *pmdp = pmd_offset(s->pudp, next);
+	spinlock_t *ptl;	/* the PTE table's lock */
+	pte_t *ptep;
+	pmd_t pmd;
 
 	pt_iter_drop_table(s);
 	cond_resched();
-	if (!pt_iter_pmd(s, pmd_offset(s->pudp, next))) {
+	/*
+	 * The next PTE table, mapped here as pt_iter_pmd() would, without
+	 * its frame, which is that of PMD leaves; anything else is for it.
+	 */
+	pmd = pmdp_get_lockless(pmdp);
+	if (likely(pmd_present(pmd) && !pmd_leaf(pmd))) {
+		ptep = pte_offset_map_lock(s->vma->vm_mm, pmdp, next, &ptl);
+		if (likely(ptep)) {
+			pt_iter_set_table(s, ptep, ptl);
+			if (pt_iter_table_inline(s))
+				return __PT_ITER_TABLE;
+			return pt_iter_next_table(s, true);
+		}
+	}
+	if (!pt_iter_pmd(s, pmdp)) {
 		if (s->pte_table && pt_iter_table_inline(s))
 			return __PT_ITER_TABLE;
 		return pt_iter_next_table(s, true);
@@ -1476,10 +1529,11 @@ static noinline int pt_iter_next_pte_table(struct pt_iter_state *s)
 
 /*
  * The last step of a walk that has no hole left to report: out of line,
- * as a tail call.  After a leaf, the cond_resched() of pt_iter_step():
+ * as a tail call (pt_iter_finish(), or pt_iter_finish_next() for
+ * __pt_iter_next()).  After a leaf, the cond_resched() of pt_iter_step():
  * a walk of a VMA that is one THP reschedules as smaps_pte_range() did.
  */
-static noinline int pt_iter_finish(struct pt_iter_state *s)
+static __always_inline void pt_iter_release(struct pt_iter_state *s)
 {
 	spinlock_t *ptl = s->cur.ptl;
 	bool leaf = ptl && ptl != s->pte_ptl;
@@ -1502,25 +1556,68 @@ static noinline int pt_iter_finish(struct pt_iter_state *s)
 		vma_pgtable_walk_end(s->vma);
 	if (leaf && (!s->hsize || need_resched()))
 		cond_resched();
+}
+
+static noinline int pt_iter_finish(struct pt_iter_state *s)
+{
+	pt_iter_release(s);
 	return __PT_ITER_END;
+}
+
+static noinline bool pt_iter_finish_next(struct pt_iter_state *s)
+{
+	pt_iter_release(s);
+	return false;
 }
 
 /* The two slow paths below, which differ only in @table. */
 static __always_inline int pt_iter_slow(struct pt_iter_state *s,
 					unsigned long next, bool table)
 {
-	s->cur._next = next;
-	/* In the frame of a leaf function: the rest is out of line. */
-	if (pt_iter_leaf_next(s))
-		return __PT_ITER_ENTRY;
-	/* The end of a walk of a few pages costs no descent's frame. */
+	/*
+	 * The end of a walk of a few pages costs no descent's frame (and
+	 * there is no leaf to step to at the end of the range).
+	 */
 	if (next >= s->range_end && !pt_iter_hole_pending(s))
 		return pt_iter_finish(s);
-	/* From a PTE table the inline step has read to its end. */
+	s->cur._next = next;
+	/*
+	 * From a PTE table the inline step has read to its end (the last
+	 * entry was not a leaf, which is never found with a table mapped).
+	 */
 	if (table && s->pte_table && next == s->table_end &&
 	    next < s->pud_end && !pt_iter_hole_pending(s))
 		return pt_iter_next_pte_table(s);
+	/* In the frame of a leaf function: the rest is out of line. */
+	if (pt_iter_leaf_next(s))
+		return __PT_ITER_ENTRY;
 	return pt_iter_next_table(s, table);
+}
+
+/*
+ * The present PTE @pte at @next of the locked table, read by the inline step
+ * and left to __pt_iter_next(): out of line, so that the other steps of
+ * the slow path, the end of a walk among them, keep their small frame.
+ */
+static noinline bool pt_iter_given_pte(struct pt_iter_state *s,
+				       unsigned long next, pte_t pte)
+{
+	pte_t *ptep = s->pte_table + pte_index(next);
+
+	VM_WARN_ON_ONCE(!s->pte_table || next >= s->table_end);
+	s->cur._next = next;
+	if (!pt_iter_present_pte(s, ptep, pte))
+		return __pt_iter_next(s, next + PAGE_SIZE, __pte(0));
+	pt_iter_pte_entry(s, ptep, pte);
+	s->cur._nextp = ptep + pt_iter_nr_pages(&s->cur);
+	return true;
+}
+
+/* The rest of __pt_iter_next(), which is left with no frame of its own. */
+static noinline bool pt_iter_next_step(struct pt_iter_state *s,
+				       unsigned long next)
+{
+	return pt_iter_slow(s, next, false) == __PT_ITER_ENTRY;
 }
 
 /**
@@ -1542,25 +1639,16 @@ static __always_inline int pt_iter_slow(struct pt_iter_state *s,
  */
 bool __pt_iter_next(struct pt_iter_state *s, unsigned long next, pte_t pte)
 {
-	pte_t *ptep;
-
 	/*
 	 * The inline step runs in a locked table with no hole pending (it
 	 * reports the holes of its table itself): a present @pte is the
 	 * entry at @next, unless the walk does not want it.
 	 */
-	if (pte_present(pte) && likely(!pt_iter_hole_pending(s))) {
-		VM_WARN_ON_ONCE(!s->pte_table || next >= s->table_end);
-		ptep = s->pte_table + pte_index(next);
-		s->cur._next = next;
-		if (pt_iter_present_pte(s, ptep, pte)) {
-			pt_iter_pte_entry(s, ptep, pte);
-			s->cur._nextp = ptep + pt_iter_nr_pages(&s->cur);
-			return true;
-		}
-		next += PAGE_SIZE;
-	}
-	return pt_iter_slow(s, next, false) == __PT_ITER_ENTRY;
+	if (next >= s->range_end && !pt_iter_hole_pending(s))
+		return pt_iter_finish_next(s);
+	if (pte_present(pte) && likely(!pt_iter_hole_pending(s)))
+		return pt_iter_given_pte(s, next, pte);
+	return pt_iter_next_step(s, next);
 }
 
 /**
