@@ -604,10 +604,14 @@ static bool pt_iter_set_pud(struct pt_iter_state *s, pud_t pud,
 {
 	unsigned long idx = (s->cur._next - start) >> PAGE_SHIFT;
 	enum pt_iter_type type;
+	unsigned int attrs = 0;
+	unsigned long pfn;
 	struct page *page;
 	swp_entry_t swp;
 
 	if (present) {
+		/* Decoded once: some architectures read a system register. */
+		pfn = pud_pfn(pud);
 		/*
 		 * A hugetlb page is a normal page, mapped whole from its
 		 * first page by its leaf: no vm_normal_page_pud(), and its
@@ -615,13 +619,13 @@ static bool pt_iter_set_pud(struct pt_iter_state *s, pud_t pud,
 		 * where hugetlb's vmemmap is optimised.
 		 */
 		if (s->hsize)
-			page = pfn_to_page(pud_pfn(pud));
+			page = pfn_to_page(pfn);
 		else
 			page = vm_normal_page_pud(s->vma, start, pud);
 		if (!pt_iter_wants(s, page ? PT_ITER_FOLIO : PT_ITER_PFN))
 			return false;
 		pt_iter_set_leaf(s, PT_ITER_PUD, start, PUD_SIZE);
-		s->cur._pfn = pud_pfn(pud) + idx;
+		s->cur._pfn = pfn + idx;
 		s->cur.type = page ? PT_ITER_FOLIO : PT_ITER_PFN;
 		if (page && !(s->cur._flags & PT_ITER_NO_PAGE)) {
 			s->cur.page = nth_page(page, idx);
@@ -630,15 +634,16 @@ static bool pt_iter_set_pud(struct pt_iter_state *s, pud_t pud,
 			VM_WARN_ON_ONCE(page_folio(s->cur.page) != s->cur.folio);
 		}
 		if (pud_write(pud))
-			s->cur._attrs |= PT_ATTR_WRITE;
+			attrs |= PT_ATTR_WRITE;
 		if (pud_young(pud))
-			s->cur._attrs |= PT_ATTR_YOUNG;
+			attrs |= PT_ATTR_YOUNG;
 		if (pud_dirty(pud))
-			s->cur._attrs |= PT_ATTR_DIRTY;
+			attrs |= PT_ATTR_DIRTY;
 		if (pud_soft_dirty(pud))
-			s->cur._attrs |= PT_ATTR_SOFT_DIRTY;
+			attrs |= PT_ATTR_SOFT_DIRTY;
 		if (pud_uffd_wp(pud))
-			s->cur._attrs |= PT_ATTR_UFFD_WP;
+			attrs |= PT_ATTR_UFFD_WP;
+		s->cur._attrs |= attrs;
 	} else {
 		swp = pud_to_swp_entry(pud);
 		if (!pt_iter_wants_swp(s, swp, &type))
