@@ -499,9 +499,9 @@ static bool pt_iter_present_pte(struct pt_iter_state *s, pte_t *ptep, pte_t pte)
 }
 
 /*
- * The entry pt_iter_scan_table() has described, of the PTE @pte at @ptep: its
- * lock is the table's, and the inline step goes on after it if the walk
- * wants folios (else it would have to skip them).
+ * The entry pt_iter_scan_table() or pt_iter_given_pte() has described, of
+ * the PTE @pte at @ptep: its lock is the table's, and the inline step goes
+ * on after it if the walk wants folios (else it would have to skip them).
  */
 static inline void pt_iter_pte_entry(struct pt_iter_state *s, pte_t *ptep,
 				     pte_t pte)
@@ -1390,22 +1390,24 @@ static noinline int pt_iter_finish(struct pt_iter_state *s);
 
 /*
  * In a walk that skips holes, with the table that pt_iter_descend() has just
- * mapped and locked: move s->cur._next past the empty PTEs at it.  Returns
- * true if they reach the end of the walk, which then has nothing more to
- * report: a walk of a few untouched pages ends in its first call of the
- * slow path, not in the inline step's count of the empty PTEs and another
- * call.
+ * mapped and locked (at the start of a walk, after a leaf or a pause, not
+ * from table to table): move s->cur._next past the empty PTEs at it.
+ * Returns true if they reach the end of the walk, which then has nothing
+ * more to report: a walk of a few untouched pages ends in its first call
+ * of the slow path, not in the inline step's count of the empty PTEs and
+ * another call.  (On arm64, a contpte PTE at the cursor is then read
+ * twice, here and by the inline step: once per descent.)
  */
 static inline bool pt_iter_skip_none(struct pt_iter_state *s)
 {
 	unsigned long next = s->cur._next;
 	pte_t *ptep = s->pte_table + pte_index(next);
+	unsigned long nr = ((s->table_end - next) >> PAGE_SHIFT) - 1;
 
 	if ((s->cur._flags & PT_ITER_HOLES) || !pte_none(ptep_get(ptep)))
 		return false;
-	next += (1 + __pt_iter_none_run(ptep + 1,
-					((s->table_end - next) >> PAGE_SHIFT) - 1)) <<
-		PAGE_SHIFT;
+	nr = 1 + __pt_iter_none_run(ptep + 1, nr);
+	next += nr << PAGE_SHIFT;
 	s->cur._next = next;
 	return next >= s->range_end;
 }
@@ -1546,7 +1548,9 @@ static __always_inline void pt_iter_release(struct pt_iter_state *s)
 	/*
 	 * Only the locks are let go: once the walk has ended, the caller's
 	 * iterator no longer points to its state, which nothing reads again
-	 * (pt_iter_start() sets it up anew for another walk).
+	 * (pt_iter_start() sets it up anew for another walk).  So every caller
+	 * returns the end of the walk: unlike __pt_iter_end(), this leaves
+	 * the state saying what was held.
 	 */
 	if (leaf) {
 		pt_iter_unkeep(ptl);
@@ -1599,30 +1603,33 @@ static __always_inline int pt_iter_slow(struct pt_iter_state *s,
 	return pt_iter_next_table(s, table);
 }
 
-/*
- * The present PTE @pte at @next of the locked table, read by the inline step
- * and left to __pt_iter_next(): out of line, so that the other steps of
- * the slow path, the end of a walk among them, keep their small frame.
- */
-static noinline bool pt_iter_given_pte(struct pt_iter_state *s,
-				       unsigned long next, pte_t pte)
-{
-	pte_t *ptep = s->pte_table + pte_index(next);
-
-	VM_WARN_ON_ONCE(!s->pte_table || next >= s->table_end);
-	s->cur._next = next;
-	if (!pt_iter_present_pte(s, ptep, pte))
-		return __pt_iter_next(s, next + PAGE_SIZE, __pte(0));
-	pt_iter_pte_entry(s, ptep, pte);
-	s->cur._nextp = ptep + pt_iter_nr_pages(&s->cur);
-	return true;
-}
-
 /* The rest of __pt_iter_next(), which is left with no frame of its own. */
 static noinline bool pt_iter_next_step(struct pt_iter_state *s,
 				       unsigned long next)
 {
 	return pt_iter_slow(s, next, false) == __PT_ITER_ENTRY;
+}
+
+/*
+ * The present PTE @pte at @next of the locked table, read by the inline step
+ * and left to __pt_iter_next(): out of line, so that the other steps of
+ * the slow path, the end of a walk among them, keep their small frame.
+ */
+
+static noinline bool pt_iter_given_pte(struct pt_iter_state *s,
+				       unsigned long next, pte_t pte)
+{
+	pte_t *ptep;
+
+	VM_WARN_ON_ONCE(!s->pte_table || next >= s->table_end);
+	ptep = s->pte_table + pte_index(next);
+	s->cur._next = next;
+	/* Not wanted: on to the PTE after it, as pt_iter_scan_table() goes. */
+	if (!pt_iter_present_pte(s, ptep, pte))
+		return pt_iter_next_step(s, next + PAGE_SIZE);
+	pt_iter_pte_entry(s, ptep, pte);
+	s->cur._nextp = ptep + pt_iter_nr_pages(&s->cur);
+	return true;
 }
 
 /**
