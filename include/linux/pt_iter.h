@@ -73,7 +73,9 @@ enum pt_iter_type {
  * entries of tables that exist (and has %PT_ATTR_HUGETLB); where the table
  * that would hold them is missing, the hole is of the level above.  Where a
  * level is folded (PMD_SIZE == PUD_SIZE on two-level page tables), leaves
- * of that size are PMD leaves.
+ * of that size are PMD leaves, and missing entries are of the lowest level
+ * they stand for too: with 4-level page tables a missing top-level entry
+ * is a %PT_ITER_P4D hole.
  */
 enum pt_iter_level {
 	PT_ITER_PTE,
