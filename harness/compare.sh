@@ -17,7 +17,7 @@
 # Environment:
 #   ARCHS     architectures (x86_64, arm64)
 #   JOBS      parallel build jobs (default: nproc)
-#   TIMEOUT   seconds a guest may run (default: 900)
+#   TIMEOUT   seconds a guest may run (default: 1200)
 #   SELFTESTS 0 to leave the selftests out
 #
 # With BENCH=1, the bench mode instead: the patched kernel is built
@@ -41,21 +41,22 @@ set -euo pipefail
 CMP=$REPO/harness/compare
 ARCHS=${ARCHS:-$DEFAULT_ARCHS}
 JOBS=${JOBS:-$(nproc)}
-TIMEOUT=${TIMEOUT:-900}
+TIMEOUT=${TIMEOUT:-1200}
 
 step() { printf '%s: %s\n' "$PROG" "$*"; }
 
 [[ -f $BASE/Makefile && -f $TREE/mm/pt_iter.c ]] ||
 	die "no build/base or build/linux: run 'make setup' first"
 
-# Boot kernel image $1 with the initramfs; console to $2.
+# Boot kernel image $1 with the initramfs and command line $3; console
+# to $2.
 boot() {
-	local image=$1 log=$2 rc
+	local image=$1 log=$2 append=$3 rc
 	set +e
 	timeout --foreground -k 10 "$TIMEOUT" \
 		"$QEMU" "${QEMU_ARGS[@]}" -accel tcg -nographic -no-reboot \
 		-nic none -kernel "$image" -initrd "$WORK/initramfs.cpio" \
-		-append "$APPEND" </dev/null 2>&1 |
+		-append "$append" </dev/null 2>&1 |
 		sed -u 's/\r$//; s/\x1bc//g; s/\x1b\[[0-9;?]*[A-Za-z]//g' >"$log"
 	rc=${PIPESTATUS[0]}
 	set -e
@@ -67,7 +68,7 @@ boot() {
 # own headers (Debian's libc headers are older than 6.12).
 build_selftests() {
 	local sel=$BASE/tools/testing/selftests hdr=$WORK/headers st=$WORK/st
-	local name src archs secs args prog extra
+	local name src archs secs args prog extra boot wanted
 	if [[ ! -f $hdr/.installed ]]; then
 		rm -rf "$hdr"
 		make -s -C "$BASE" O="$OUT/compare-stock-$ARCH" "${MAKE_ARCH[@]}" \
@@ -78,12 +79,19 @@ build_selftests() {
 	mkdir -p "$st/inc"
 	# mm/cow.c wants check_config.sh's output: no liburing here.
 	echo '/* no liburing */' >"$st/inc/local_config.h"
-	: >"$st/list"
+	for boot in "${BOOTS[@]}"; do
+		: >"$st/$(boot_list "$boot")"
+	done
 	while read -r name src archs secs args; do
 		[[ -z $name || $name == \#* ]] && continue
-		[[ ,$archs, == *,"$ARCH",* ]] || continue
 		prog=$(basename "$src" .c)
-		echo "$name $secs $prog $args" >>"$st/list"
+		wanted=0
+		for boot in "${BOOTS[@]}"; do
+			[[ ,$archs, == *,"$ARCH${boot:+/$boot}",* ]] || continue
+			echo "$name $secs $prog $args" >>"$st/$(boot_list "$boot")"
+			wanted=1
+		done
+		((wanted)) || continue
 		[[ -f $st/$prog ]] && continue
 		extra=()
 		[[ $src == mm/* ]] && extra=(-include "$sel/kselftest.h"
@@ -100,14 +108,19 @@ build_selftests() {
 	done <"$CMP/selftests.list"
 }
 
+# The name, under /bin/st of the guest, of the selftest list of boot $1
+# ("" for the first boot of an architecture).
+boot_list() { echo "list${1:+-$1}"; }
+
 # The results of the selftests in console log $1: per test, its TAP and
-# pass/fail lines and how it ended, each prefixed with the test's name.
+# pass/fail lines and how it ended, each prefixed with the test's name
+# (and with $2, the boot, if given).
 selftest_results() {
 	# khugepaged's progress counters ("... 17/512...") are dropped: where
 	# the console breaks those lines depends on timing; so are the counts
 	# of pagemap_ioctl's transact_test (faults that raced with its scans).
-	awk '/^SELFTEST: BEGIN / { t = $3; next }
-	     /^SELFTEST: END / { print $3 ": " $4 " " $5; t = ""; next }
+	awk -v boot="${2:+$2/}" '/^SELFTEST: BEGIN / { t = boot $3; next }
+	     /^SELFTEST: END / { print boot $3 ": " $4 " " $5; t = ""; next }
 	     t == "" { next }
 	     { gsub(/[^.]*[0-9]+\/[0-9]+\.\.\./, ""); gsub(/\.\.\.+/, "...")
 	       gsub(/Extra pages [0-9]+ \([0-9.]+%\), extra thread faults [0-9]+/,
@@ -117,6 +130,8 @@ selftest_results() {
 	     /^Userfaults unit tests:/ { print t ": " $0 }' "$1"
 }
 
+# The huge pages of each boot after the first (its default size).
+declare -A BOOT_HUGE
 passed=0
 failed=0
 use_ccache
@@ -136,6 +151,7 @@ for ARCH in $ARCHS; do
 		QEMU_ARGS=(-M pc -cpu max -m 8G -smp 2)
 		APPEND="console=ttyS0 numa=fake=2"
 		HUGE="hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=80"
+		BOOTS=("")
 		;;
 	arm64)
 		CC_USER=aarch64-linux-gnu-gcc
@@ -149,6 +165,13 @@ for ARCH in $ARCHS; do
 		APPEND="console=ttyAMA0"
 		HUGE="hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=80"
 		HUGE+=" hugepagesz=64K hugepages=16 hugepagesz=32M hugepages=6"
+		# Two more boots, selftests only, where the default hugetlb
+		# size is cont-PTE (64K) and cont-PMD (32M): the selftests
+		# that map the default size run on those (arm64/64K and
+		# arm64/32M in selftests.list).  160M of each, as of 2M.
+		BOOTS=("" 64K 32M)
+		BOOT_HUGE=([64K]="default_hugepagesz=64K hugepagesz=64K hugepages=2560"
+			   [32M]="default_hugepagesz=32M hugepagesz=32M hugepages=5")
 		install_packages qemu-system-arm gcc-aarch64-linux-gnu \
 			libc6-dev-arm64-cross
 		;;
@@ -165,7 +188,12 @@ for ARCH in $ARCHS; do
 		QEMU_ARGS+=(-icount shift=0,sleep=off)
 	fi
 	# loglevel=5: warnings (and worse) reach the console, and fail.
-	APPEND+=" panic=-1 loglevel=5 $HUGE"
+	APPEND+=" panic=-1 loglevel=5"
+	# The patched kernel runs its KUnit tests at boot (the pt_iter
+	# suite; /init copies their results to the console); the stock
+	# kernel ignores the kunit option.
+	[[ ${BENCH:-0} != 0 ]] || APPEND+=" log_buf_len=1M kunit.filter_glob=pt_iter"
+	[[ ${BENCH:-0} == 0 && ${SELFTESTS:-1} != 0 ]] || BOOTS=("")
 	WORK=$OUT/compare-$ARCH
 	mkdir -p "$WORK" "$LOGS"
 	ok=1
@@ -181,7 +209,9 @@ for ARCH in $ARCHS; do
 			kout=$OUT/compare-patched-bench-$ARCH
 		else
 			src=$TREE
-			frags+=("$CMP/debug.config")
+			frags+=("$CMP/debug.config" "$TREE/$KUNITCONFIG")
+			[[ ! -f $CMP/kunit-$ARCH.config ]] ||
+				frags+=("$CMP/kunit-$ARCH.config")
 		fi
 		step "$ARCH: building the $side kernel (build/logs/build-compare-$side-$ARCH.log)"
 		configure_kernel "$src" "$kout" "${frags[@]}"
@@ -216,33 +246,57 @@ file /bin/pmcheck $WORK/pmcheck 0755 0 0
 LIST
 	if [[ -f $WORK/st/list ]]; then
 		echo "dir /bin/st 0755 0 0"
-		echo "file /bin/st/list $WORK/st/list 0644 0 0"
+		for boot in "${BOOTS[@]}"; do
+			list=$(boot_list "$boot")
+			echo "file /bin/st/$list $WORK/st/$list 0644 0 0"
+		done
 		while read -r _ _ prog _; do
 			echo "file /bin/st/$prog $WORK/st/$prog 0755 0 0"
-		done < <(sort -u -k3,3 "$WORK/st/list")
+		done < <(cat "$WORK"/st/list* | sort -u -k3,3)
 	fi >>"$WORK/initramfs.list"
 	"$GEN_CPIO" "$WORK/initramfs.list" >"$WORK/initramfs.cpio"
 
 	for side in stock patched; do
-		log=$LOGS/compare-$side-$ARCH.log
 		kout=$OUT/compare-$side-$ARCH
 		[[ ${BENCH:-0} == 0 || $side == stock ]] ||
 			kout=$OUT/compare-patched-bench-$ARCH
-		t0=$SECONDS
-		boot "$kout/$IMAGE" "$log" || true
-		sed -n '/^PMCHECK: BEGIN$/,/^PMCHECK: END$/p' "$log" \
-			>"$LOGS/compare-$side-$ARCH.out"
-		selftest_results "$log" >"$LOGS/compare-$side-$ARCH.selftests"
-		step "$ARCH: $side guest ran for $((SECONDS - t0))s: $(wc -l <"$LOGS/compare-$side-$ARCH.out") lines, $(grep -c ': exit \|: signal \|: lost' "$LOGS/compare-$side-$ARCH.selftests") selftests"
-		if ! grep -q '^PMCHECK: END' "$log"; then
-			warn "$ARCH: pmcheck did not finish on the $side kernel (see $log)"
-			ok=0
-		fi
-		if grep -qE "$SPLAT_RE" "$log"; then
-			warn "$ARCH: the $side kernel logged a problem:"
-			grep -E "$SPLAT_RE" "$log" | head -10 | sed 's/^/  ! /' >&2
-			ok=0
-		fi
+		: >"$LOGS/compare-$side-$ARCH.selftests"
+		for boot in "${BOOTS[@]}"; do
+			# The first boot: pmcheck, the selftests of the
+			# architecture and (patched) KUnit; the others only
+			# their selftests, with their default hugetlb size.
+			name=$side-$ARCH${boot:+-$boot}
+			log=$LOGS/compare-$name.log
+			append="$APPEND $HUGE"
+			if [[ -n $boot ]]; then
+				append="$APPEND ${BOOT_HUGE[$boot]} pmcheck=none"
+				append+=" selftests=$boot kunit.enable=0"
+			fi
+			t0=$SECONDS
+			boot "$kout/$IMAGE" "$log" "$append" || true
+			selftest_results "$log" "$boot" \
+				>>"$LOGS/compare-$side-$ARCH.selftests"
+			if [[ -z $boot ]]; then
+				sed -n '/^PMCHECK: BEGIN$/,/^PMCHECK: END$/p' \
+					"$log" >"$LOGS/compare-$side-$ARCH.out"
+				step "$ARCH: $side guest ran for $((SECONDS - t0))s: $(wc -l <"$LOGS/compare-$side-$ARCH.out") lines, $(selftest_results "$log" | grep -c ': exit \|: signal \|: lost') selftests"
+				if ! grep -q '^PMCHECK: END' "$log"; then
+					warn "$ARCH: pmcheck did not finish on the $side kernel (see $log)"
+					ok=0
+				fi
+			else
+				step "$ARCH: $side guest with default_hugepagesz=$boot ran for $((SECONDS - t0))s: $(selftest_results "$log" | grep -c ': exit \|: signal \|: lost') selftests"
+			fi
+			if ! grep -q '^init: done$' "$log"; then
+				warn "$ARCH: the $side guest${boot:+ ($boot)} did not get to its end (see $log)"
+				ok=0
+			fi
+			if grep -qE "$SPLAT_RE" "$log"; then
+				warn "$ARCH: the $side kernel${boot:+ ($boot)} logged a problem:"
+				grep -E "$SPLAT_RE" "$log" | head -10 | sed 's/^/  ! /' >&2
+				ok=0
+			fi
+		done
 	done
 	if [[ ${BENCH:-0} != 0 ]]; then
 		# layout file stock patched ratio

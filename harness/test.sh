@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
-# make test: for each architecture in $ARCHS (default: x86_64 arm64), build
-# the KUnit kernel from build/linux with mm/tests/.kunitconfig, boot it under
-# QEMU, and count the test cases.  An architecture whose kernel does not
-# build or boot, that runs no test, or whose log shows a kernel splat
-# (warning, BUG, lockdep, RCU, KASAN/UBSAN report ...) counts as one more
-# failure.  Then, unless COMPARE=0, `make compare` for x86_64 and arm64 (the
-# stock-versus-patched guest; one check each).  The last line of output is
+# make test: the KUnit tests and the stock-versus-patched guest.
+#
+# For x86_64 and arm64 (the default $ARCHS), `make compare`
+# (harness/compare.sh): the patched kernel of that guest has the KUnit
+# tests of mm/tests/.kunitconfig built in and runs them at boot, so one
+# kernel build per architecture serves both.  Its KUnit results (copied to
+# build/logs/kunit-$ARCH.log) count case by case, the comparison of /proc
+# and of the selftests as one check.
+#
+# With COMPARE=0, and for the other architectures of $ARCHS (riscv64,
+# arm64-64k), kunit.py instead builds the KUnit kernel from build/linux with
+# mm/tests/.kunitconfig and boots it under QEMU.
+#
+# An architecture whose kernel does not build or boot, that runs no test,
+# or whose log shows a kernel splat (warning, BUG, lockdep, RCU, KASAN/UBSAN
+# report ...) counts as one more failure.  The last line of output is
 # "N passed, N failed[, N skipped]"; the exit status is non-zero if
 # anything failed.
 set -euo pipefail
@@ -54,15 +63,15 @@ for name in bad:
 EOF
 }
 
-# Build, boot and check one architecture; adds to the totals.
+# Build the KUnit kernel of one architecture with kunit.py, boot it and
+# count its results.
 test_arch() {
 	local arch=$1 out=$OUT/kunit-$1 log=$LOGS/kunit-$1.log
-	local json=$LOGS/kunit-$1.json rcfile=$LOGS/.kunit-$1.rc
-	local rc start=$SECONDS p=0 f=0 s=0 problems=() splats
+	local rcfile=$LOGS/.kunit-$1.rc rc start=$SECONDS
 	kunit_config_args "$arch"
 
 	log "$arch: building and booting the KUnit kernel (log: ${log#"$REPO"/})"
-	rm -f "$log" "$json" "$rcfile"
+	rm -f "$log" "$rcfile"
 	# kunit.py's own progress lines go to the terminal, everything to the log.
 	{
 		rc=0
@@ -77,10 +86,26 @@ test_arch() {
 	rm -f "$rcfile"
 
 	if ! grep -q 'Starting KUnit Kernel' "$log"; then
-		problems+=("the kernel was not built or not booted (kunit.py exit $rc)")
+		count_kunit "$arch" "$log" "$start" \
+			"the kernel was not built or not booted (kunit.py exit $rc)"
 		tail -n 40 "$log" | sed 's/^/  | /'
+	elif ((rc)); then
+		count_kunit "$arch" "$log" "$start" "kunit.py exited with $rc"
 	else
-		((rc == 0)) || problems+=("kunit.py exited with $rc")
+		count_kunit "$arch" "$log" "$start"
+	fi
+}
+
+# Count the KUnit results of $1 in log $2 (which began at $SECONDS $3):
+# the cases, and one more failure if the log has a splat, no result, or
+# if $4 (a problem found before) is given.  Adds to the totals.
+count_kunit() {
+	local arch=$1 log=$2 start=$3 json=$LOGS/kunit-$1.json
+	local p=0 f=0 s=0 problems=() splats
+	[[ -z ${4-} ]] || problems+=("$4")
+
+	rm -f "$json"
+	if grep -q 'KTAP version' "$log"; then
 		# The parsed results, as kunit.py prints them, and their JSON.
 		(cd "$TREE" && python3 tools/testing/kunit/kunit.py parse \
 			--json="$json" "$log") | sed 's/^/  /' || true
@@ -101,17 +126,19 @@ test_arch() {
 		fi
 		((p + f + s > 0)) || problems+=("no test ran")
 
-		splats=$(awk 'k { print } /Starting KUnit Kernel/ { k = 1 }' "$log" |
+		splats=$(awk 'k { print } /Starting KUnit Kernel|^KUNIT: BEGIN$/ { k = 1 }' "$log" |
 			 grep -E "$SPLAT_RE" || true)
 		if [[ -n $splats ]]; then
 			problems+=("the kernel log has warnings or splats ($(wc -l <<<"$splats") lines)")
 			log "$arch: kernel log lines that indicate a problem:"
 			head -n 40 <<<"$splats" | sed 's/^/  ! /'
 		fi
+	elif ((${#problems[@]} == 0)); then
+		problems+=("no KUnit results in ${log#"$REPO"/}")
 	fi
 
 	PASSED=$((PASSED + p)) FAILED=$((FAILED + f)) SKIPPED=$((SKIPPED + s))
-	local line="$arch: $p passed, $f failed"
+	local line="$arch: KUnit: $p passed, $f failed"
 	((s == 0)) || line+=", $s skipped"
 	line+=" ($((SECONDS - start))s)"
 	if ((${#problems[@]})); then
@@ -124,14 +151,13 @@ test_arch() {
 	log "$line"
 }
 
-# The stock-versus-patched guest of $1 (harness/compare.sh): one check.
+# The stock-versus-patched guest of $1 (harness/compare.sh): one check,
+# and the KUnit tests, which the patched kernel runs at boot.
 compare_arch() {
-	local arch=$1 out last p=0 f=1
-	case $arch in
-	x86_64|arm64) ;;
-	*) return 0 ;;
-	esac
-	log "$arch: stock versus patched /proc (make compare; output: build/logs/compare-$arch.txt)"
+	local arch=$1 out last p=0 f=1 start=$SECONDS
+	local klog=$LOGS/kunit-$1.log glog=$LOGS/compare-patched-$1.log
+	log "$arch: stock versus patched /proc, and KUnit in the patched guest (make compare; output: build/logs/compare-$arch.txt)"
+	rm -f "$glog"
 	ARCHS=$arch bash "$REPO/harness/compare.sh" >"$LOGS/compare-$arch.txt" 2>&1 || true
 	out=$(cat "$LOGS/compare-$arch.txt")
 	last=$(tail -n 1 <<<"$out")
@@ -143,6 +169,14 @@ compare_arch() {
 	grep -E '^compare.sh: ' <<<"$out" | grep -vE 'building|built in' |
 		sed 's/^compare.sh: /test.sh: compare: /' || true
 	((f == 0)) || tail -n 45 <<<"$out" | sed 's/^/  | /'
+	# What /init copied from the kernel log of the patched guest.
+	if [[ -f $glog ]]; then
+		sed -n '/^KUNIT: BEGIN$/,/^KUNIT: END$/p' "$glog" >"$klog"
+		count_kunit "$arch" "$klog" "$start"
+	else
+		: >"$klog"
+		count_kunit "$arch" "$klog" "$start" "the patched guest did not run"
+	fi
 }
 
 main() {
@@ -159,13 +193,12 @@ main() {
 	use_ccache
 
 	for arch in "${KUNIT_ARCHS[@]}"; do
-		test_arch "$arch"
-	done
-	if [[ ${COMPARE:-1} != 0 ]]; then
-		for arch in "${KUNIT_ARCHS[@]}"; do
+		if [[ ${COMPARE:-1} != 0 && ($arch == x86_64 || $arch == arm64) ]]; then
 			compare_arch "$arch"
-		done
-	fi
+		else
+			test_arch "$arch"
+		fi
+	done
 	finish
 }
 

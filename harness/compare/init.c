@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /init of the `make compare` guest: mount proc, sysfs, devtmpfs and a
- * tmpfs on /tmp, make a 64M zram device the swap, run /bin/pmcheck and the
- * selftests of /bin/st/list, then power the machine off (or, on x86 without
- * ACPI, reset it: QEMU runs with -no-reboot and exits).
+ * tmpfs on /tmp, make a 64M zram device the swap, copy the results of the
+ * KUnit tests that ran at boot from the kernel log to the console, run
+ * /bin/pmcheck and the selftests of /bin/st/list, then power the machine
+ * off (or, on x86 without ACPI, reset it: QEMU runs with -no-reboot and
+ * exits).
+ *
+ * Kernel command line: "pmcheck=bench" runs pmcheck's bench mode and no
+ * selftest; "pmcheck=none" leaves pmcheck out; "selftests=NAME" runs the
+ * list /bin/st/list-NAME instead of /bin/st/list.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -77,12 +83,58 @@ static void zram_swap(void)
 }
 
 /*
+ * The KUnit tests built into the kernel ran before /init, and print their
+ * KTAP at KERN_INFO, below the console's loglevel.  Copy the kernel log
+ * from the first "KTAP version" line on to the console, between
+ * "KUNIT: BEGIN" and "KUNIT: END", for `kunit.py parse`.  Nothing when no
+ * test ran.
+ */
+static void kunit_results(void)
+{
+	char rec[8192], *text, *end;
+	int fd, started = 0;
+	ssize_t n;
+
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (fd < 0) {
+		printf("init: /dev/kmsg: %s\n", strerror(errno));
+		return;
+	}
+	for (;;) {
+		/* One record per read: "level,seq,time,flags;text\n..." */
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten before it was read */
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		text = strchr(rec, ';');
+		if (!text)
+			continue;
+		text++;
+		end = strchr(text, '\n');
+		if (end)
+			*end = 0;
+		if (!started) {
+			if (strncmp(text, "KTAP version", 12))
+				continue;
+			printf("KUNIT: BEGIN\n");
+			started = 1;
+		}
+		printf("%s\n", text);
+	}
+	close(fd);
+	if (started)
+		printf("KUNIT: END\n");
+}
+
+/*
  * Run the selftests that /bin/st/list names ("name seconds program
  * arguments..." per line), one at a time in /tmp, each killed after its
  * seconds; their output goes to the console between "SELFTEST: BEGIN name"
  * and "SELFTEST: END name ...".
  */
-static void selftests(char *const *envp)
+static void selftests(const char *listpath, char *const *envp)
 {
 	char line[256], path[96], *argv[16], *name;
 	struct timespec t0, t1;
@@ -91,7 +143,7 @@ static void selftests(char *const *envp)
 	FILE *list;
 	pid_t pid;
 
-	list = fopen("/bin/st/list", "r");
+	list = fopen(listpath, "r");
 	if (!list)
 		return;
 	while (fgets(line, sizeof(line), list)) {
@@ -140,17 +192,33 @@ static void selftests(char *const *envp)
 	fclose(list);
 }
 
+static void pmcheck(char *const *argv, char *const *envp)
+{
+	int status = 0;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		execve(argv[0], argv, envp);
+		printf("init: exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (pid < 0)
+		printf("init: fork: %s\n", strerror(errno));
+	else if (waitpid(pid, &status, 0) == pid)
+		printf("init: pmcheck exited with status %d\n",
+		       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
 int main(void)
 {
 	static char *const check[] = { "/bin/pmcheck", NULL };
 	static char *const bench[] = { "/bin/pmcheck", "bench", NULL };
 	static char *const envp[] = { "PATH=/bin", NULL };
 	char *const *argv = check;
-	char cmdline[1024] = "";
-	int fd;
-	int status = 0;
+	char cmdline[1024] = "", list[64] = "/bin/st/list", *opt;
 	cpu_set_t cpu0;
-	pid_t pid;
+	int fd;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	do_mount("proc", "/proc", "proc");
@@ -180,7 +248,8 @@ int main(void)
 	if (sched_setaffinity(0, sizeof(cpu0), &cpu0))
 		printf("init: sched_setaffinity: %s\n", strerror(errno));
 
-	/* "pmcheck=bench" on the kernel command line: the bench mode. */
+	kunit_results();
+
 	fd = open("/proc/cmdline", O_RDONLY);
 	if (fd >= 0) {
 		if (read(fd, cmdline, sizeof(cmdline) - 1) < 0)
@@ -189,20 +258,19 @@ int main(void)
 	}
 	if (strstr(cmdline, "pmcheck=bench"))
 		argv = bench;
-
-	pid = fork();
-	if (pid == 0) {
-		execve(argv[0], argv, envp);
-		printf("init: exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
+	/* "selftests=NAME": the list of that boot. */
+	opt = strstr(cmdline, "selftests=");
+	if (opt) {
+		opt += strlen("selftests=");
+		snprintf(list, sizeof(list), "/bin/st/list-%.*s",
+			 (int)strcspn(opt, " \n"), opt);
 	}
-	if (pid < 0)
-		printf("init: fork: %s\n", strerror(errno));
-	else if (waitpid(pid, &status, 0) == pid)
-		printf("init: pmcheck exited with status %d\n",
-		       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+
+	if (!strstr(cmdline, "pmcheck=none"))
+		pmcheck(argv, envp);
 	if (argv == check)
-		selftests(envp);
+		selftests(list, envp);
+	printf("init: done\n");
 
 	sync();
 #ifdef __x86_64__
