@@ -11,6 +11,12 @@
 # reference: a difference fails, and so does a kernel warning in either.
 # After pmcheck the guest runs the selftests of harness/compare/
 # selftests.list; their results must be the same on both kernels too.
+# On arm64 each kernel boots twice more, selftests only, with
+# default_hugepagesz=64K and 32M (the list's arm64/64K and arm64/32M).
+# The patched kernel has the KUnit tests of mm/tests/.kunitconfig built
+# in and runs them at boot; /init copies their KTAP to the console between
+# "KUNIT: BEGIN" and "KUNIT: END", which `make test` parses and counts
+# (this script only fails on a kernel splat they cause).
 #
 # Usage: harness/compare.sh            (ARCHS="x86_64 arm64", the default)
 #        ARCHS=x86_64 harness/compare.sh
@@ -31,8 +37,9 @@
 # Output: build/out/compare-{stock,patched}-$ARCH/ (kernel builds),
 # build/out/compare-$ARCH/ (guest programs, initramfs),
 # build/logs/compare-{stock,patched}-$ARCH.{log,out} (console, pmcheck
-# output).  The last line is "N passed, N failed" (one check per
-# architecture).
+# output), build/logs/compare-{stock,patched}-arm64-{64K,32M}.log (the
+# consoles of the other arm64 boots).  The last line is "N passed, N
+# failed" (one check per architecture).
 
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -286,6 +293,14 @@ LIST
 				fi
 			else
 				step "$ARCH: $side guest with default_hugepagesz=$boot ran for $((SECONDS - t0))s: $(selftest_results "$log" | grep -c ': exit \|: signal \|: lost') selftests"
+			fi
+			# Each test of the boot's list ran (none of them
+			# lost to a missing list or a guest that stopped).
+			list=$WORK/st/$(boot_list "$boot")
+			if [[ -f $list ]] &&
+			   (($(grep -c '^SELFTEST: END ' "$log") != $(grep -c '' "$list"))); then
+				warn "$ARCH: the $side guest${boot:+ ($boot)} ran $(grep -c '^SELFTEST: END ' "$log") of the $(grep -c '' "$list") selftests of its list (see $log)"
+				ok=0
 			fi
 			if ! grep -q '^init: done$' "$log"; then
 				warn "$ARCH: the $side guest${boot:+ ($boot)} did not get to its end (see $log)"

@@ -97,6 +97,9 @@ SPLAT_RE+='|trying to register non-static key|INFO: task .* blocked for more tha
 SPLAT_RE+='|soft lockup|hard LOCKUP|self-detected stall|detected stalls? on CPU'
 SPLAT_RE+='|KASAN|UBSAN|KFENCE|list_(add|del) corruption|refcount_t:'
 SPLAT_RE+='|page dumped because'
+# The huge pages the command line reserves did not all come: the tests of
+# that size would skip (alike on both kernels of make compare).
+SPLAT_RE+='|HugeTLB: allocating .* failed'
 
 # The KUnit architectures of $ARCHS (default $DEFAULT_ARCHS), checked, with
 # what an architecture beyond the defaults needs installed (make setup

@@ -91,8 +91,9 @@ static void zram_swap(void)
  */
 static void kunit_results(void)
 {
-	char rec[8192], *text, *end;
+	char rec[8192], *text, *end, *in, *out;
 	int fd, started = 0;
+	unsigned int c;
 	ssize_t n;
 
 	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
@@ -103,8 +104,10 @@ static void kunit_results(void)
 	for (;;) {
 		/* One record per read: "level,seq,time,flags;text\n..." */
 		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;	/* overwritten before it was read */
+		if (n < 0 && (errno == EPIPE || errno == EINTR))
+			continue;	/* EPIPE: overwritten before read */
+		if (n < 0 && errno != EAGAIN)
+			printf("init: reading /dev/kmsg: %s\n", strerror(errno));
 		if (n <= 0)
 			break;
 		rec[n] = 0;
@@ -121,6 +124,20 @@ static void kunit_results(void)
 			printf("KUNIT: BEGIN\n");
 			started = 1;
 		}
+		/*
+		 * The kernel writes control characters and '\' as "\xNN": a
+		 * failed expectation of several lines is one record.
+		 */
+		for (in = out = text; *in; out++) {
+			if (in[0] == '\\' && in[1] == 'x' &&
+			    sscanf(in + 2, "%2x", &c) == 1) {
+				*out = c;
+				in += 4;
+			} else {
+				*out = *in++;
+			}
+		}
+		*out = 0;
 		printf("%s\n", text);
 	}
 	close(fd);
@@ -144,8 +161,10 @@ static void selftests(const char *listpath, char *const *envp)
 	pid_t pid;
 
 	list = fopen(listpath, "r");
-	if (!list)
+	if (!list) {
+		printf("init: %s: %s\n", listpath, strerror(errno));
 		return;
+	}
 	while (fgets(line, sizeof(line), list)) {
 		name = strtok(line, "\n ");
 		secs = atoi(strtok(NULL, "\n ") ?: "0");

@@ -3215,10 +3215,10 @@ static int pt_ref_hole(unsigned long addr, unsigned long end, int depth,
 	struct pt_ref_page rp = { .type = PT_ITER_NONE, .level = -1 };
 
 	/*
-	 * Where levels are folded, walk_page_range() reports a missing entry
-	 * at the highest of them (real_depth()), pt_iter at the lowest, as
-	 * it reports leaves: with 4-level page tables, a missing top-level
-	 * entry is a P4D hole.
+	 * Where PTRS_PER_* says a level is folded, walk_page_range() reports
+	 * a missing entry at the highest of the levels (real_depth()), pt_iter
+	 * at the lowest, as it reports leaves: with 4-level page tables, a
+	 * missing top-level entry is a P4D hole.
 	 */
 	if (depth == 0 && PTRS_PER_P4D == 1)
 		depth = 1;
@@ -4407,10 +4407,10 @@ static void pt_ref_hugetlb_pud_edge(struct kunit *test, unsigned int shift)
 #endif
 
 /*
- * A walk across a 512G boundary (a PGD entry with 4-level page tables, a
- * P4D entry with 5 levels; a P4D hole either way, see pt_ref_hole()):
- * first with nothing mapped above it, so that the walk meets a missing
- * top-level entry, then with pages on both sides.
+ * A walk across a 512G boundary (with 4K pages: a PGD entry with 4-level
+ * page tables, a P4D entry with 5 levels; a P4D hole either way, see
+ * pt_ref_hole()): first with nothing mapped above it, so that the walk
+ * meets a missing top-level entry, then with pages on both sides.
  */
 static void pt_ref_512g(struct kunit *test, unsigned int unused)
 {
