@@ -211,7 +211,7 @@ static void selftests(const char *listpath, char *const *envp)
 	fclose(list);
 }
 
-static void pmcheck(char *const *argv, char *const *envp)
+static void run_pmcheck(char *const *argv, char *const *envp)
 {
 	int status = 0;
 	pid_t pid;
@@ -282,11 +282,11 @@ int main(void)
 	if (opt) {
 		opt += strlen("selftests=");
 		snprintf(list, sizeof(list), "/bin/st/list-%.*s",
-			 (int)strcspn(opt, " \n"), opt);
+			 (int)strcspn(opt, "\n "), opt);
 	}
 
 	if (!strstr(cmdline, "pmcheck=none"))
-		pmcheck(argv, envp);
+		run_pmcheck(argv, envp);
 	if (argv == check)
 		selftests(list, envp);
 	printf("init: done\n");
