@@ -1194,7 +1194,7 @@ void __pt_iter_end(struct pt_iter_state *s)
 	pt_iter_drop_leaf(s);
 	pt_iter_drop_table(s);
 	if (s->walk_locked) {
-		vma_pgtable_walk_end(s->vma);
+		hugetlb_vma_unlock_read(s->vma);
 		s->walk_locked = false;
 	}
 	s->hole_start = PT_ITER_NO_HOLE;
@@ -1214,7 +1214,7 @@ void __pt_iter_pause(struct pt_iter_state *s, unsigned long resume)
 	pt_iter_drop_leaf(s);
 	pt_iter_drop_table(s);
 	if (s->walk_locked) {
-		vma_pgtable_walk_end(s->vma);
+		hugetlb_vma_unlock_read(s->vma);
 		s->walk_locked = false;
 	}
 	s->leaf_end = 0;
@@ -1434,8 +1434,13 @@ static int pt_iter_step(struct pt_iter_state *s, bool table)
 			cond_resched();
 	}
 
+	/*
+	 * The hugetlb VMA lock, for as long as the walk of a hugetlb VMA
+	 * goes on: what vma_pgtable_walk_begin() takes, without its test of
+	 * the VMA, which s->hsize has answered.
+	 */
 	if (s->hsize && !s->walk_locked && s->cur._next < s->range_end) {
-		vma_pgtable_walk_begin(s->vma);
+		hugetlb_vma_lock_read(s->vma);
 		s->walk_locked = true;
 	}
 
@@ -1562,7 +1567,7 @@ static __always_inline void pt_iter_release(struct pt_iter_state *s)
 		pte_unmap_unlock(s->pte_table, s->pte_ptl);
 	}
 	if (s->walk_locked)
-		vma_pgtable_walk_end(s->vma);
+		hugetlb_vma_unlock_read(s->vma);
 	if (leaf && (!s->hsize || need_resched()))
 		cond_resched();
 }

@@ -244,7 +244,7 @@ struct pt_iter_state {
 	unsigned long hole_start;	/* start of a pending hole, or 1 */
 	enum pt_iter_level hole_level;	/* level of the pending hole */
 	bool hole_in_table;		/* it began in the locked PTE table */
-	bool walk_locked;		/* vma_pgtable_walk_begin() done */
+	bool walk_locked;		/* hugetlb VMA lock held */
 	unsigned long hsize;		/* hugetlb page size, or 0 */
 	unsigned long leaf_end;		/* the inline leaf step runs below */
 	struct hstate *hstate;		/* of a hugetlb VMA */
