@@ -1369,11 +1369,15 @@ static __always_inline bool pt_iter_leaf_next(struct pt_iter_state *s)
  * cursor of the inline step is set up in s->cur, and s->cur says no more
  * of the last entry than an empty one at the cursor would: no leaf, whose
  * lock or extent a later step could take for its own, only the table's
- * lock.
+ * lock.  Not if the cursor is at the end of the table (pt_iter_skip_none()
+ * skipped its last PTEs): the inline step reads the PTE at its cursor
+ * before it looks at where the table ends, and pte_index() of the table's
+ * end is that of its first PTE.
  */
 static inline bool pt_iter_table_inline(struct pt_iter_state *s)
 {
-	if (pt_iter_hole_pending(s) || !pt_iter_wants(s, PT_ITER_FOLIO))
+	if (s->cur._next >= s->table_end || pt_iter_hole_pending(s) ||
+	    !pt_iter_wants(s, PT_ITER_FOLIO))
 		return false;
 	s->cur.type = PT_ITER_NONE;
 	s->cur.level = PT_ITER_PTE;

@@ -3821,6 +3821,32 @@ static void pt_ref_empty_runs(struct kunit *test, unsigned int unused)
 }
 
 /*
+ * Walks that start where the rest of their PTE table is empty and go on
+ * into the next table: a walk that skips holes passes the empty PTEs up to
+ * the end of the first table, then must go down to the next table, not
+ * read the first one again from its start (whose pages 0 and 1, present,
+ * are outside the range).
+ */
+static void pt_ref_empty_tail(struct kunit *test, unsigned int unused)
+{
+	unsigned long a = pt_test_anon(test, 2 * PMD_SIZE, PMD_SIZE,
+				       MADV_NOHUGEPAGE);
+	struct pt_ref *ref;
+	unsigned long i;
+
+	pt_test_write(test, a, 1);
+	pt_test_write(test, a + P(1), 1);
+	pt_test_write(test, a + PMD_SIZE + P(1), 1);
+	for (i = 2; i < 6; i++) {
+		ref = pt_ref_check(test, a + P(i), a + PMD_SIZE + P(i));
+		KUNIT_EXPECT_EQ(test,
+				pt_ref_count(ref, PT_ITER_FOLIO, PT_ITER_PTE),
+				1UL);
+		pt_ref_check(test, a + PMD_SIZE - P(i), a + 2 * PMD_SIZE);
+	}
+}
+
+/*
  * Page cache of a shmem file: in a MAP_SHARED mapping, pages written (dirty,
  * writable) and pages only read (clean, read-only, some mapped by fault
  * around); in a MAP_PRIVATE mapping of the same file, page cache pages
@@ -4444,6 +4470,7 @@ struct pt_ref_layout {
 static const struct pt_ref_layout pt_ref_layouts[] = {
 	{ "anon", pt_ref_anon },
 	{ "empty-runs", pt_ref_empty_runs },
+	{ "empty-tail", pt_ref_empty_tail },
 	{ "file", pt_ref_file },
 	{ "shmem-thp", pt_ref_shmem_thp },
 	{ "straddle", pt_ref_straddle },
