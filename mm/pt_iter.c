@@ -2,17 +2,16 @@
 /*
  * pt_iter: walk the page table entries of one VMA as a plain loop.
  *
- * The iterator descends pgd -> p4d -> pud -> pmd -> pte for ordinary VMAs
- * and steps by the hstate size for hugetlb VMAs; in both cases it hands the
- * caller one decoded entry at a time with the page-table lock of that entry
- * held.  A PTE table stays mapped and locked while the caller consumes its
- * entries: the inline pt_iter_next() decodes the present PTEs of that table
- * and only calls __pt_iter_next() for everything else, or, at the end of
- * the table, __pt_iter_next_or_table(), which hands it the next table to
- * read rather than that table's first entry.  The PUD entry above
- * the current PMD table is kept between steps (page tables above the PTE
- * level are not freed while the mmap or VMA lock is held), so moving to the
- * next PTE table or PMD leaf does not descend from the PGD again.
+ * The walk keeps a cursor (it->_next) and, between steps, the lock of the
+ * entry it returned last: the lock of a PMD or PUD leaf or of a hugetlb
+ * entry, or a PTE table mapped and locked, whose next PTEs the inline step
+ * in <linux/pt_iter.h> decodes.  Everything else is __pt_iter_find(): it
+ * lets go of what the last entry held, descends from the PGD (or from the
+ * PMD table it was in) to the entry at the cursor, and describes it.  A
+ * hugetlb VMA is walked one huge page at a time with hugetlb_walk(), and
+ * its entries are decoded as the leaves they are.  Holes are gathered
+ * while the walk moves over them and reported when it reaches the first
+ * entry that is not empty or not of their level.
  *
  * See Documentation/mm/pt_iter.rst.
  */
@@ -23,94 +22,114 @@
 #include <linux/pt_iter.h>
 #include <linux/sched.h>
 #include <linux/swapops.h>
-#include <linux/userfaultfd_k.h>
 
 #include "internal.h"
 
-/* _hole_start when no hole is pending: never a page-aligned address. */
+/* it->_hole_start when no hole is pending: never a page-aligned address. */
 #define PT_ITER_NO_HOLE		1UL
 
-/* The caller must hold the mmap lock or the VMA lock: this task, not any. */
-static void pt_iter_assert_locked(struct vm_area_struct *vma)
-{
-#ifdef CONFIG_PER_VMA_LOCK
-	lockdep_assert(lockdep_is_held(&vma->vm_mm->mmap_lock) ||
-		       lockdep_is_held(&vma->vm_lock->lock));
-	/* Without lockdep, at least someone must hold one of them. */
-	VM_WARN_ON_ONCE(!IS_ENABLED(CONFIG_LOCKDEP) &&
-			!rwsem_is_locked(&vma->vm_mm->mmap_lock) &&
-			!rwsem_is_locked(&vma->vm_lock->lock));
-#else
-	mmap_assert_locked(vma->vm_mm);
-#endif
-}
+#define PT_ITER_IGNORE_MASK	(PT_ITER_IGNORE_WRITE | PT_ITER_IGNORE_YOUNG | \
+				 PT_ITER_IGNORE_DIRTY |			\
+				 PT_ITER_IGNORE_SOFT_DIRTY |		\
+				 PT_ITER_IGNORE_UFFD_WP)
+/* PT_ITER_IGNORE_X >> 2 is PT_ATTR_X. */
+static_assert(PT_ITER_IGNORE_WRITE >> 2 == PT_ATTR_WRITE &&
+	      PT_ITER_IGNORE_YOUNG >> 2 == PT_ATTR_YOUNG &&
+	      PT_ITER_IGNORE_DIRTY >> 2 == PT_ATTR_DIRTY &&
+	      PT_ITER_IGNORE_SOFT_DIRTY >> 2 == PT_ATTR_SOFT_DIRTY &&
+	      PT_ITER_IGNORE_UFFD_WP >> 2 == PT_ATTR_UFFD_WP);
 
 /*
- * The iterator holds the lock of the current entry, and keeps a PTE table
+ * The walk holds the lock of its current entry, and keeps a PTE table
  * mapped, from one call to the next, which sparse's per-function lock
- * contexts cannot follow.  pt_iter_keep() marks where a lock the walk took
- * is handed over to the iterator, pt_iter_unkeep() where the iterator hands
- * one back to be released.
+ * contexts cannot follow: pt_iter_keep() marks where a lock is handed over
+ * to the iterator, pt_iter_unkeep() where it is taken back to be released.
  */
 #define pt_iter_keep(lock)	__release(lock)
 #define pt_iter_unkeep(lock)	__acquire(lock)
 
-/* Whether the caller wants entries of @type. */
-static inline bool pt_iter_wants(const struct pt_iter_state *s,
+static inline bool pt_iter_wants(const struct pt_iter *it,
 				 enum pt_iter_type type)
 {
-	return s->cur._flags & PT_ITER_WANT(type);
+	return it->_flags & PT_ITER_WANT(type);
 }
 
-/* Drop the lock of a PMD, PUD or hugetlb leaf returned by the last step. */
-static inline void pt_iter_drop_leaf(struct pt_iter_state *s)
+static inline bool pt_iter_hole_pending(const struct pt_iter *it)
 {
-	if (s->cur.ptl && s->cur.ptl != s->pte_ptl) {
-		pt_iter_unkeep(s->cur.ptl);
-		spin_unlock(s->cur.ptl);
+	return it->_hole_start != PT_ITER_NO_HOLE;
+}
+
+/* Drop the lock of a leaf (PMD, PUD or hugetlb entry) returned last. */
+static void pt_iter_unlock_leaf(struct pt_iter *it)
+{
+	if (it->ptl && it->ptl != it->_table_ptl) {
+		pt_iter_unkeep(it->ptl);
+		spin_unlock(it->ptl);
 	}
-	s->cur.ptl = NULL;
+	it->ptl = NULL;
 }
 
-/* Unlock and unmap the current PTE table. */
-static inline void pt_iter_drop_table(struct pt_iter_state *s)
+/* Unlock and unmap the PTE table, if one is mapped. */
+static void pt_iter_unmap_table(struct pt_iter *it)
 {
-	if (!s->pte_table)
+	if (!it->_table)
 		return;
-	if (s->cur.ptl == s->pte_ptl)
-		s->cur.ptl = NULL;
-	/* The table lock, and the RCU read lock that keeps it mapped. */
-	pt_iter_unkeep(s->pte_ptl);
+	if (it->ptl == it->_table_ptl)
+		it->ptl = NULL;
+	/* The table's lock, and the RCU read lock that keeps it mapped. */
+	pt_iter_unkeep(it->_table_ptl);
 	pt_iter_unkeep(RCU);
-	pte_unmap_unlock(s->pte_table, s->pte_ptl);
-	s->pte_table = NULL;
-	s->pte_ptl = NULL;
-	s->cur._fast_end = 0;
+	pte_unmap_unlock(it->_table, it->_table_ptl);
+	it->_table = NULL;
+	it->_table_ptl = NULL;
+	it->_table_end = 0;
 	/* A hole that goes on past this table is reported unlocked. */
-	s->hole_in_table = false;
+	it->_hole_locked = false;
 }
 
-/* Describe an entry of the given range: the fields every entry sets. */
-static inline void pt_iter_set(struct pt_iter_state *s, enum pt_iter_type type,
-			       enum pt_iter_level level, unsigned long addr,
-			       unsigned long end)
+/* Let go of every lock the walk holds. */
+static void pt_iter_release(struct pt_iter *it)
 {
-	s->cur.type = type;
-	s->cur.level = level;
-	s->cur.addr = addr;
-	s->cur.end = end;
-	s->cur._attrs = 0;
-	s->cur.folio = NULL;
-	s->cur.page = NULL;
-	s->cur._pfn = 0;
-	s->cur._next = end;
-	s->leaf_end = 0;
+	pt_iter_unlock_leaf(it);
+	pt_iter_unmap_table(it);
+	if (it->_vma_locked) {
+		hugetlb_vma_unlock_read(it->_vma);
+		it->_vma_locked = false;
+	}
+}
+
+/* Describe an entry: the fields every entry sets. */
+static void pt_iter_set(struct pt_iter *it, enum pt_iter_type type,
+			enum pt_iter_level level, unsigned long addr,
+			unsigned long end)
+{
+	it->type = type;
+	it->level = level;
+	it->addr = addr;
+	it->end = end;
+	it->_attrs = 0;
+	it->folio = NULL;
+	it->page = NULL;
+	it->_pfn = 0;
+	it->_next = end;
 }
 
 /*
- * The type of the swap-format entry @swp, or PT_ITER_NONE for a kind this
- * file does not know (there is none today; a new kind must be taught here).
+ * A leaf of @size at @leaf_start, found at the cursor: describe it as an
+ * entry of @level clipped to the walk.
  */
+static void pt_iter_set_leaf(struct pt_iter *it, enum pt_iter_type type,
+			     enum pt_iter_level level,
+			     unsigned long leaf_start, unsigned long size)
+{
+	unsigned long end = min(leaf_start + size, it->_end);
+
+	pt_iter_set(it, type, level, it->_next, end);
+	if (it->addr != leaf_start || end != leaf_start + size)
+		it->_attrs |= PT_ATTR_CLIPPED;
+}
+
+/* The type of swap-format entry @swp (none for a kind unknown here). */
 static enum pt_iter_type pt_iter_swp_type(swp_entry_t swp)
 {
 	if (!non_swap_entry(swp))
@@ -128,540 +147,371 @@ static enum pt_iter_type pt_iter_swp_type(swp_entry_t swp)
 }
 
 /*
- * Describe the swap-format entry @swp of type @type.  @idx is the index of
- * s->cur.addr's page within the leaf, for entries that carry a pfn.
+ * Describe the swap-format leaf @swp of @size at @start, found at the
+ * cursor, if the walk wants its type.  @soft_dirty and @uffd_wp are its
+ * bits.
  */
-static void pt_iter_set_swp(struct pt_iter_state *s, enum pt_iter_type type,
-			    swp_entry_t swp, unsigned long idx)
+static bool pt_iter_set_swp(struct pt_iter *it, enum pt_iter_level level,
+			    unsigned long start, unsigned long size,
+			    swp_entry_t swp, bool soft_dirty, bool uffd_wp)
 {
-	s->cur.type = type;
-	s->cur._swp = swp;
-	if (type == PT_ITER_MARKER && pte_marker_entry_uffd_wp(swp))
-		s->cur._attrs |= PT_ATTR_UFFD_WP;
+	enum pt_iter_type type = pt_iter_swp_type(swp);
+
+	if (type == PT_ITER_NONE || !pt_iter_wants(it, type))
+		return false;
+	pt_iter_set_leaf(it, type, level, start, size);
+	it->_swp = swp;
+	if (soft_dirty)
+		it->_attrs |= PT_ATTR_SOFT_DIRTY;
+	if (uffd_wp || (type == PT_ITER_MARKER && pte_marker_entry_uffd_wp(swp)))
+		it->_attrs |= PT_ATTR_UFFD_WP;
 	if (is_pfn_swap_entry(swp)) {
-		s->cur._pfn = swp_offset_pfn(swp) + idx;
-		s->cur.page = pfn_to_page(s->cur._pfn);
+		it->_pfn = swp_offset_pfn(swp) + ((it->addr - start) >> PAGE_SHIFT);
+		it->page = pfn_to_page(it->_pfn);
 		if (type != PT_ITER_HWPOISON)
-			s->cur.folio = page_folio(s->cur.page);
+			it->folio = page_folio(it->page);
 	}
+	return true;
 }
 
 /*
- * Whether the caller wants the swap-format entry @swp; its type in @type.
- * Unknown kinds are never reported.
+ * Describe the present leaf of @size at @start, of first page @page (NULL
+ * if it maps none) and pfn @pfn, found at the cursor, if the walk wants it.
  */
-static inline bool pt_iter_wants_swp(const struct pt_iter_state *s,
-				     swp_entry_t swp, enum pt_iter_type *type)
+static bool pt_iter_set_present(struct pt_iter *it, enum pt_iter_level level,
+				unsigned long start, unsigned long size,
+				struct page *page, unsigned long pfn)
 {
-	*type = pt_iter_swp_type(swp);
-	return *type != PT_ITER_NONE && pt_iter_wants(s, *type);
+	unsigned long idx = (it->_next - start) >> PAGE_SHIFT;
+
+	if (!pt_iter_wants(it, page ? PT_ITER_FOLIO : PT_ITER_PFN))
+		return false;
+	pt_iter_set_leaf(it, page ? PT_ITER_FOLIO : PT_ITER_PFN, level, start,
+			 size);
+	it->_pfn = pfn + idx;
+	if (page && !(it->_flags & PT_ITER_NO_PAGE)) {
+		/* A leaf maps its folio whole: @page is the folio's head. */
+		it->folio = page_folio(page);
+		VM_WARN_ON_ONCE(&it->folio->page != page);
+		it->page = nth_page(page, idx);
+	}
+	return true;
 }
 
-/*
- * A leaf covering [leaf_start, leaf_start + size) was found at s->cur._next:
- * clip it to the walk and say so.
- */
-static inline void pt_iter_set_leaf(struct pt_iter_state *s,
-				    enum pt_iter_level level,
-				    unsigned long leaf_start, unsigned long size)
-{
-	unsigned long end = min(leaf_start + size, s->range_end);
-
-	pt_iter_set(s, PT_ITER_NONE, level, s->cur._next, end);
-	if (s->cur.addr != leaf_start || end != leaf_start + size)
-		s->cur._attrs |= PT_ATTR_CLIPPED;
-}
-
-/*
- * The level of a hugetlb page of @size.  Where the PMD level is folded
- * (PMD_SIZE == PUD_SIZE), a page of that size is a PMD leaf, as a THP of
- * that size is.
- */
+/* The level of a hugetlb page of @size (a folded level's is the lowest). */
 static enum pt_iter_level pt_iter_size_level(unsigned long size)
 {
 	if (size == PMD_SIZE)
 		return PT_ITER_PMD;
 	if (size >= PUD_SIZE)
 		return PT_ITER_PUD;
-	if (size > PMD_SIZE)
-		return PT_ITER_PMD;
-	return PT_ITER_PTE;
+	return size > PMD_SIZE ? PT_ITER_PMD : PT_ITER_PTE;
 }
 
 /*
  * The end of what the PUD entry of @addr covers, clamped to @end.  A folded
  * level's *_addr_end() returns @end: the bound is that of the first level
- * above that is not folded, as walk_page_range() gets it by passing each
- * level's end down.  The PMD level is bounded by this in turn.
+ * above that is not folded.
  */
-static inline unsigned long pt_iter_pud_end(unsigned long addr,
-					    unsigned long end)
+static unsigned long pt_iter_pud_end(unsigned long addr, unsigned long end)
 {
 	return pud_addr_end(addr, p4d_addr_end(addr, pgd_addr_end(addr, end)));
 }
 
-static bool pt_iter_report_hole(struct pt_iter_state *s, unsigned long end);
-
-/*
- * [s->cur._next, next) holds nothing at @level.  Remember it as (part of)
- * the pending hole if the caller wants holes, and move on.  A hole is made
- * of empty entries of one level: if the pending one is of another level,
- * it is reported instead (ending here), and true returned; the next step
- * comes back here.  No lock may be held but a mapped PTE table's, which
- * only a hole of that table may be pending in.
- */
-static inline bool pt_iter_hole(struct pt_iter_state *s, unsigned long next,
-				enum pt_iter_level level)
-{
-	if (s->cur._flags & PT_ITER_HOLES) {
-		if (s->hole_start == PT_ITER_NO_HOLE) {
-			s->hole_start = s->cur._next;
-			s->hole_level = level;
-			s->hole_in_table = level == PT_ITER_PTE && s->pte_table;
-		} else if (s->hole_level != level) {
-			return pt_iter_report_hole(s, s->cur._next);
-		}
-	}
-	s->cur._next = next;
-	return false;
-}
-
 /*
  * Report the pending hole, which ends at @end.  A hole that began in the
- * PTE table that is still locked comes back with that lock held; any other
- * hole with no lock held (the caller has dropped what it took to find the
- * hole's end).
+ * PTE table that is still locked comes with that lock held, any other one
+ * with no lock held.
  */
-static bool pt_iter_report_hole(struct pt_iter_state *s, unsigned long end)
+static bool pt_iter_report_hole(struct pt_iter *it, unsigned long end)
 {
-	unsigned long start = s->hole_start;
-	bool in_table = s->hole_in_table;
+	unsigned long start = it->_hole_start;
 
-	s->hole_start = PT_ITER_NO_HOLE;
-	s->hole_in_table = false;
-	pt_iter_set(s, PT_ITER_NONE, s->hole_level, start, end);
-	/* Empty hugetlb entries, not a missing table: see pt_iter_hugetlb(). */
-	if (s->hsize && s->hole_level == pt_iter_size_level(s->hsize))
-		s->cur._attrs |= PT_ATTR_HUGETLB;
-	s->cur.pte = __pte(0);
-	if (in_table) {
-		s->cur.ptep = s->pte_table + pte_index(start);
-		s->cur.ptl = s->pte_ptl;
-	} else {
-		s->cur.ptep = NULL;
-		s->cur.ptl = NULL;
-	}
+	pt_iter_set(it, PT_ITER_NONE, it->_hole_level, start, end);
+	/* Empty hugetlb entries, not missing tables: see pt_iter_hugetlb(). */
+	if (it->_hsize && it->_hole_level == pt_iter_size_level(it->_hsize))
+		it->_attrs |= PT_ATTR_HUGETLB;
+	it->pte = __pte(0);
+	it->ptep = it->_hole_locked ? it->_table + pte_index(start) : NULL;
+	it->ptl = it->_hole_locked ? it->_table_ptl : NULL;
+	it->_hole_start = PT_ITER_NO_HOLE;
+	it->_hole_locked = false;
 	return true;
 }
 
-/* Whether a hole is pending. */
-static inline bool pt_iter_hole_pending(const struct pt_iter_state *s)
+/*
+ * [it->_next, @next) holds nothing at @level: add it to the pending hole if
+ * the walk wants holes, and move on.  A hole is of one level: a pending
+ * hole of another level is reported instead (ending at the cursor), and
+ * the next step comes back here.  Returns true with a hole reported.
+ */
+static bool pt_iter_hole(struct pt_iter *it, unsigned long next,
+			 enum pt_iter_level level)
 {
-	return s->hole_start != PT_ITER_NO_HOLE;
+	if (it->_flags & PT_ITER_HOLES) {
+		if (!pt_iter_hole_pending(it)) {
+			it->_hole_start = it->_next;
+			it->_hole_level = level;
+			it->_hole_locked = level == PT_ITER_PTE && it->_table;
+		} else if (it->_hole_level != level) {
+			return pt_iter_report_hole(it, it->_next);
+		}
+	}
+	it->_next = next;
+	return false;
 }
 
-/* @pte with the bits the caller lets a batch differ in cleared. */
-static inline pte_t pt_iter_pte_norm(pte_t pte, unsigned int flags)
+/* @pte with the bits of @ignore (PT_ITER_IGNORE_*) cleared. */
+static pte_t pt_iter_pte_norm(pte_t pte, unsigned int ignore)
 {
-	if (flags & PT_ITER_IGNORE_WRITE)
+	if (ignore & PT_ITER_IGNORE_WRITE)
 		pte = pte_wrprotect(pte);
-	if (flags & PT_ITER_IGNORE_YOUNG)
+	if (ignore & PT_ITER_IGNORE_YOUNG)
 		pte = pte_mkold(pte);
-	if (flags & PT_ITER_IGNORE_DIRTY)
+	if (ignore & PT_ITER_IGNORE_DIRTY)
 		pte = pte_mkclean(pte);
-	if (flags & PT_ITER_IGNORE_SOFT_DIRTY)
+	if (ignore & PT_ITER_IGNORE_SOFT_DIRTY)
 		pte = pte_clear_soft_dirty(pte);
-	if (flags & PT_ITER_IGNORE_UFFD_WP)
+	if (ignore & PT_ITER_IGNORE_UFFD_WP)
 		pte = pte_clear_uffd_wp(pte);
 	return pte;
 }
 
-#define PT_ITER_IGNORE_MASK	(PT_ITER_IGNORE_WRITE | PT_ITER_IGNORE_YOUNG | \
-				 PT_ITER_IGNORE_DIRTY |			\
-				 PT_ITER_IGNORE_SOFT_DIRTY |		\
-				 PT_ITER_IGNORE_UFFD_WP)
+/*
+ * Whether the normalised PTEs @a, of pfn @pa, and @b, of pfn @pb, are alike
+ * but for their pfn: the one of the lower pfn is moved to the other's.
+ */
+static bool pt_iter_pte_alike(pte_t a, unsigned long pa, pte_t b,
+			      unsigned long pb)
+{
+	if (pa <= pb)
+		return pte_same(pte_advance_pfn(a, pb - pa), b);
+	return pte_same(pte_advance_pfn(b, pa - pb), a);
+}
 
 /**
- * __pt_iter_pte_batch - how many PTEs the batch at @ptep holds
- * @s: the walk, with the PTE table of @ptep mapped and locked.
- * @folio: the large folio @page belongs to.
- * @page: the page the present PTE @pte at @ptep maps.
- * @ptep: the first PTE of the batch.
- * @pte: its value.
- * @addr: its address.
+ * __pt_iter_pte_batch - how many PTEs the present entry of @it covers
+ * @it: the iterator, at the first PTE of the entry (addr, pte, ptep,
+ *	folio and page set), its table locked.
  *
- * Counts the PTEs from @ptep on that map consecutive pages of @folio with
- * the same bits as @pte (but those the walk's %PT_ITER_IGNORE_* flags
- * name), within the folio, the PTE table and the walk.  Unlike
- * folio_pte_batch(), by default no bit is ignored.  pte_batch_hint() lets an
- * architecture skip the PTEs it knows to be alike (a contpte block).  Called
- * by pt_iter_next(); not for direct use.
+ * For a walk with %PT_ITER_BATCH, counts the PTEs from @it->ptep on that
+ * map the next pages of @it->folio (or, without a folio, any normal pages)
+ * with the same bits but those the walk ignores, which are gathered in
+ * @it: a batch has an ignored bit if any of its PTEs has it.  Within the
+ * PTE table and the walk; pte_batch_hint() skips a contpte block at once.
+ * Marks a contpte block's entry %PT_ATTR_CONT (and %PT_ATTR_CLIPPED if the
+ * block extends beyond the walk).  Not for direct use.
  *
  * Return: the number of PTEs, at least 1.
  */
-unsigned int __pt_iter_pte_batch(struct pt_iter_state *s, struct folio *folio,
-				 struct page *page, pte_t *ptep, pte_t pte,
-				 unsigned long addr)
+unsigned int __pt_iter_pte_batch(struct pt_iter *it)
 {
-	unsigned int flags = s->cur._flags & PT_ITER_IGNORE_MASK;
-	unsigned int nr, hint, max_nr;
-	pte_t expected, cur;
+	unsigned int ignore = it->_flags & PT_ITER_IGNORE_MASK;
+	unsigned long max_nr = (it->_table_end - it->addr) >> PAGE_SHIFT;
+	unsigned long size = pte_leaf_size(it->pte);
+	unsigned long first = it->_pfn;
+	pte_t norm, expected, cur, raw;
+	unsigned int nr = 1, hint;
 
-	max_nr = min_t(unsigned long,
-		       folio_nr_pages(folio) - folio_page_idx(folio, page),
-		       (s->table_end - addr) >> PAGE_SHIFT);
-
-	nr = pte_batch_hint(ptep, pte);
-	expected = pte_advance_pfn(pte, nr);
-	if (!flags) {
-		/* Every bit must match: no need to normalise the PTEs. */
+	if (it->_flags & PT_ITER_BATCH && it->type == PT_ITER_FOLIO) {
+		if (it->folio)
+			max_nr = min_t(unsigned long, max_nr,
+				       folio_nr_pages(it->folio) -
+				       folio_page_idx(it->folio, it->page));
+		norm = pt_iter_pte_norm(it->pte, ignore);
+		nr = pte_batch_hint(it->ptep, it->pte);
+		expected = pte_advance_pfn(norm, nr);
 		while (nr < max_nr) {
-			cur = ptep_get(ptep + nr);
-			if (!pte_same(cur, expected))
+			raw = ptep_get(it->ptep + nr);
+			if (!pte_present(raw))
 				break;
-			hint = pte_batch_hint(ptep + nr, cur);
-			expected = pte_advance_pfn(expected, hint);
+			cur = pt_iter_pte_norm(raw, ignore);
+			/* A run of any normal pages may jump from pfn to pfn. */
+			if (!it->folio &&
+			    (!pt_iter_pte_alike(norm, first, cur, pte_pfn(raw)) ||
+			     !vm_normal_page(it->_vma, it->addr + nr * PAGE_SIZE,
+					     raw)))
+				break;
+			if (it->folio && !pte_same(cur, expected))
+				break;
+			it->_attrs |= __pt_iter_pte_attrs(raw, ignore >> 2);
+			hint = pte_batch_hint(it->ptep + nr, raw);
+			expected = pte_advance_pfn(cur, hint);
 			nr += hint;
 		}
-		return min(nr, max_nr);
+		nr = min_t(unsigned long, nr, max_nr);
 	}
-	expected = pt_iter_pte_norm(expected, flags);
-	while (nr < max_nr) {
-		cur = ptep_get(ptep + nr);
-		if (!pte_same(pt_iter_pte_norm(cur, flags), expected))
-			break;
-		hint = pte_batch_hint(ptep + nr, cur);
-		expected = pte_advance_pfn(expected, hint);
-		nr += hint;
+	if (size > PAGE_SIZE) {
+		it->_attrs |= PT_ATTR_CONT;
+		if (ALIGN_DOWN(it->addr, size) < it->_start ||
+		    ALIGN(it->addr + nr * PAGE_SIZE, size) > it->_end)
+			it->_attrs |= PT_ATTR_CLIPPED;
 	}
-	return min(nr, max_nr);
-}
-
-/**
- * __pt_iter_pte_run - how many PTEs the run at @ptep holds (%PT_ITER_NO_PAGE)
- * @s: the walk, with the PTE table of @ptep mapped and locked.
- * @ptep: the first PTE of the run.
- * @pte: its value, present and mapping a normal page.
- * @addr: its address.
- *
- * Counts the PTEs from @ptep on that map normal pages with the same bits as
- * @pte but their pfn (and those the walk's %PT_ITER_IGNORE_* flags name),
- * within the PTE table and the walk.  @pte is not special: where the
- * architecture has pte_special(), a special PTE (the zero page, a pfn
- * mapping) differs from it in that bit, elsewhere vm_normal_page() is
- * asked; a contpte block's PTEs differ from others in their contiguous
- * bit.  The pages are not looked at: this is the batch of a walk that does
- * not want them.  Two PTEs are compared by moving the one of the lower pfn
- * to the other's pfn with pte_advance_pfn(): where that cannot express the
- * distance (32-bit with 64-bit PTEs, pages 4G apart), the run ends there.
- * Called by pt_iter_next(); not for direct use.
- *
- * Return: the number of PTEs, at least 1.
- */
-unsigned int __pt_iter_pte_run(struct pt_iter_state *s, pte_t *ptep, pte_t pte,
-			       unsigned long addr)
-{
-	unsigned int flags = s->cur._flags & PT_ITER_IGNORE_MASK;
-	unsigned long first = pte_pfn(pte), pfn;
-	unsigned int nr, hint, max_nr;
-	pte_t norm, expected, cur, raw;
-
-	max_nr = (s->table_end - addr) >> PAGE_SHIFT;
-	norm = pt_iter_pte_norm(pte, flags);
-	nr = pte_batch_hint(ptep, pte);
-	/* Guess the next page; @pfn is that of @expected. */
-	pfn = first + nr;
-	expected = pte_advance_pfn(norm, nr);
-	while (nr < max_nr) {
-		raw = ptep_get(ptep + nr);
-		cur = pt_iter_pte_norm(raw, flags);
-		if (!pte_same(cur, expected)) {
-			/*
-			 * Another pfn: move the lower of @cur and the first
-			 * PTE to the pfn of the other, by a positive amount.
-			 */
-			pfn = pte_pfn(cur);
-			if (pfn > first ?
-			    !pte_same(cur, pte_advance_pfn(norm, pfn - first)) :
-			    !pte_same(pte_advance_pfn(cur, first - pfn), norm))
-				break;
-			expected = cur;
-		}
-		if (IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) ?
-		    pfn > highest_memmap_pfn :
-		    !vm_normal_page(s->vma, addr + nr * PAGE_SIZE, raw))
-			break;
-		hint = pte_batch_hint(ptep + nr, cur);
-		nr += hint;
-		pfn += hint;
-		expected = pte_advance_pfn(expected, hint);
-	}
-	return min(nr, max_nr);
+	return nr;
 }
 
 /*
- * Whether the present PTE @pte is part of a block of PTEs the architecture
- * maps as one larger leaf (a contpte block on arm64, a NAPOT range on
- * riscv), as pte_leaf_size() tells on every architecture.  A batch never
- * mixes such PTEs with others: the bit that marks them is in pte_same().
+ * Return the entry at the cursor in the locked PTE table, or the pending
+ * hole that ends there.  Returns false, with the cursor at the end of the
+ * table, if the rest of the table holds nothing to report.
  */
-static inline bool pt_iter_pte_cont(pte_t pte)
+static bool pt_iter_scan_table(struct pt_iter *it)
 {
-	return pte_leaf_size(pte) > PAGE_SIZE;
-}
-
-/*
- * vm_normal_page(), with the answer for a PTE that is not special (see
- * pt_iter_next()) found without a call.  @pfn is pte_pfn(@pte), which some
- * architectures decode with a read of a system register.
- */
-static __always_inline struct page *
-pt_iter_normal_page(struct vm_area_struct *vma, unsigned long addr, pte_t pte,
-		    unsigned long pfn)
-{
-	if (IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) && !pte_special(pte) &&
-	    likely(pfn <= highest_memmap_pfn))
-		return pfn_to_page(pfn);
-	return vm_normal_page(vma, addr, pte);
-}
-
-/*
- * __pt_iter_pte_batch(), without its call where the first PTE's batch hint
- * (a contpte block) already reaches the end of the folio or of the table.
- */
-static inline unsigned int pt_iter_pte_batch(struct pt_iter_state *s,
-					     struct folio *folio,
-					     struct page *page, pte_t *ptep,
-					     pte_t pte, unsigned long addr)
-{
-	unsigned long max_nr = min_t(unsigned long,
-		folio_nr_pages(folio) - folio_page_idx(folio, page),
-		(s->table_end - addr) >> PAGE_SHIFT);
-
-	if (pte_batch_hint(ptep, pte) >= max_nr)
-		return max_nr;
-	return __pt_iter_pte_batch(s, folio, page, ptep, pte, addr);
-}
-
-/*
- * Describe the present PTE @pte at @ptep (s->cur._next) of the locked table.
- * Returns false if the caller does not want it.
- */
-static bool pt_iter_present_pte(struct pt_iter_state *s, pte_t *ptep, pte_t pte)
-{
-	unsigned long addr = s->cur._next;
-	unsigned long pfn = pte_pfn(pte);
-	struct page *page = pt_iter_normal_page(s->vma, addr, pte, pfn);
-	unsigned long size;
-	unsigned int nr = 1;
-
-	if (page && (s->cur._flags & PT_ITER_NO_PAGE)) {
-		if (!pt_iter_wants(s, PT_ITER_FOLIO))
-			return false;
-		/*
-		 * Not from a special PTE, which has a normal page only
-		 * through ->find_special_page(), asked for each PTE.
-		 */
-		if ((s->cur._flags & PT_ITER_BATCH) &&
-		    !(IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) &&
-		      pte_special(pte)))
-			nr = __pt_iter_pte_run(s, ptep, pte, addr);
-		pt_iter_set(s, PT_ITER_FOLIO, PT_ITER_PTE, addr,
-			    addr + nr * PAGE_SIZE);
-	} else if (page) {
-		struct folio *folio = page_folio(page);
-
-		if (!pt_iter_wants(s, PT_ITER_FOLIO))
-			return false;
-		if ((s->cur._flags & PT_ITER_BATCH) && folio_test_large(folio))
-			nr = pt_iter_pte_batch(s, folio, page, ptep, pte, addr);
-		pt_iter_set(s, PT_ITER_FOLIO, PT_ITER_PTE, addr,
-			    addr + nr * PAGE_SIZE);
-		s->cur.folio = folio;
-		s->cur.page = page;
-	} else {
-		if (!pt_iter_wants(s, PT_ITER_PFN))
-			return false;
-		pt_iter_set(s, PT_ITER_PFN, PT_ITER_PTE, addr,
-			    addr + PAGE_SIZE);
-	}
-	s->cur._attrs = __PT_ATTR_RAW_PTE;
-	s->cur._pfn = pfn;
-	if (pt_iter_pte_cont(pte)) {
-		/* The block extends beyond the walk: the entry is clipped. */
-		size = pte_leaf_size(pte);
-		s->cur._attrs |= PT_ATTR_CONT;
-		if (ALIGN_DOWN(s->cur.addr, size) < s->range_start ||
-		    ALIGN(s->cur.end, size) > s->range_end)
-			s->cur._attrs |= PT_ATTR_CLIPPED;
-	}
-	return true;
-}
-
-/*
- * The entry pt_iter_scan_table() or pt_iter_given_pte() has described, of
- * the PTE @pte at @ptep: its lock is the table's, and the inline step goes
- * on after it if the walk wants folios (else it would have to skip them).
- */
-static inline void pt_iter_pte_entry(struct pt_iter_state *s, pte_t *ptep,
-				     pte_t pte)
-{
-	s->cur.pte = pte;
-	s->cur.ptep = ptep;
-	s->cur.ptl = s->pte_ptl;
-	s->cur._fast_end = pt_iter_wants(s, PT_ITER_FOLIO) ? s->table_end : 0;
-}
-
-/*
- * Return the entry at s->cur._next from the mapped and locked PTE table, or the
- * pending hole that ends there.  Returns false, with s->cur._next at the end of
- * the table, when the rest of the table held nothing to report.
- */
-static bool pt_iter_scan_table(struct pt_iter_state *s)
-{
-	unsigned long addr = s->cur._next;
-	unsigned long end = s->table_end;
-	pte_t *ptep = s->pte_table + pte_index(addr);
-	enum pt_iter_type type;
-	unsigned long nr;
+	unsigned long addr = it->_next, end = it->_table_end;
+	pte_t *ptep = it->_table + pte_index(addr);
+	struct page *page;
 	swp_entry_t swp;
 	pte_t pte;
-
-	bool new_hole = (s->cur._flags & PT_ITER_HOLES) &&
-			!pt_iter_hole_pending(s);
 
 	for (; addr < end; addr += PAGE_SIZE, ptep++) {
 		pte = ptep_get(ptep);
 		if (pte_none(pte)) {
-			if (new_hole) {
-				s->cur._next = addr;
-				pt_iter_hole(s, addr, PT_ITER_PTE);
-				new_hole = false;
-				continue;
-			}
-			/*
-			 * A hole of a higher level ends here; else skip the
-			 * empty PTEs that follow (the loop then steps past
-			 * the last of them).
-			 */
-			if (!pt_iter_hole_pending(s) || s->hole_in_table) {
-				nr = ((end - addr) >> PAGE_SHIFT) - 1;
-				nr = __pt_iter_none_run(ptep + 1, nr);
-				addr += nr << PAGE_SHIFT;
-				ptep += nr;
+			/* A hole of a higher level ends here. */
+			if (!pt_iter_hole_pending(it) || it->_hole_locked) {
+				it->_next = addr;
+				pt_iter_hole(it, addr + PAGE_SIZE, PT_ITER_PTE);
 				continue;
 			}
 		}
-		s->cur._next = addr;
-		if (pt_iter_hole_pending(s)) {
-			if (!s->hole_in_table)
-				/* It began outside this table. */
-				pt_iter_drop_table(s);
-			return pt_iter_report_hole(s, addr);
+		it->_next = addr;
+		if (pt_iter_hole_pending(it)) {
+			/* One that began outside this table is unlocked. */
+			if (!it->_hole_locked)
+				pt_iter_unmap_table(it);
+			return pt_iter_report_hole(it, addr);
 		}
 		if (pte_present(pte)) {
-			if (!pt_iter_present_pte(s, ptep, pte))
+			page = vm_normal_page(it->_vma, addr, pte);
+			if (page && pt_iter_wants(it, PT_ITER_FOLIO)) {
+				__pt_iter_pte(it, it->_flags, addr, ptep, pte,
+					      page);
+				return true;
+			}
+			if (page || !pt_iter_wants(it, PT_ITER_PFN))
 				continue;
-		} else {
-			if (!(s->cur._flags & PT_ITER_WANT_NONPRESENT))
-				continue;
-			swp = pte_to_swp_entry(pte);
-			if (!pt_iter_wants_swp(s, swp, &type))
-				continue;
-			pt_iter_set(s, type, PT_ITER_PTE, addr,
+			pt_iter_set(it, PT_ITER_PFN, PT_ITER_PTE, addr,
 				    addr + PAGE_SIZE);
-			pt_iter_set_swp(s, type, swp, 0);
-			if (pte_swp_soft_dirty(pte))
-				s->cur._attrs |= PT_ATTR_SOFT_DIRTY;
+			it->_pfn = pte_pfn(pte);
+			it->pte = pte;
+			it->ptep = ptep;
+			it->_attrs = __PT_ATTR_PTE;
+			__pt_iter_pte_batch(it);
+		} else {
+			swp = pte_to_swp_entry(pte);
 			/*
-			 * The bit itself: pte_swp_uffd_wp_any() is false for
-			 * every entry without CONFIG_PTE_MARKER_UFFD_WP, where
-			 * anonymous memory has uffd-wp all the same.  A uffd-wp
-			 * marker's is set by pt_iter_set_swp().
+			 * The uffd-wp bit itself: pte_swp_uffd_wp_any() is
+			 * false for every entry without
+			 * CONFIG_PTE_MARKER_UFFD_WP, where anonymous memory
+			 * has uffd-wp all the same.
 			 */
-			if (pte_swp_uffd_wp(pte))
-				s->cur._attrs |= PT_ATTR_UFFD_WP;
+			if (!pt_iter_set_swp(it, PT_ITER_PTE, addr, PAGE_SIZE,
+					     swp, pte_swp_soft_dirty(pte),
+					     pte_swp_uffd_wp(pte)))
+				continue;
+			it->pte = pte;
+			it->ptep = ptep;
 		}
-		pt_iter_pte_entry(s, ptep, pte);
+		it->ptl = it->_table_ptl;
 		return true;
 	}
-	s->cur._next = end;
+	it->_next = end;
 	/* A hole of the table ends with it, and is reported with its lock. */
-	if (pt_iter_hole_pending(s) && s->hole_in_table)
-		return pt_iter_report_hole(s, end);
+	if (pt_iter_hole_pending(it) && it->_hole_locked)
+		return pt_iter_report_hole(it, end);
 	return false;
 }
 
 #ifdef CONFIG_PGTABLE_HAS_HUGE_LEAVES
 /*
- * Describe the PUD leaf (@present) or swap-format PUD @pud, found at
- * s->cur._next, of the PUD-sized range that begins at @start.  The same code
- * decodes a PUD-mapped THP or pfn mapping and a PUD-sized hugetlb page.
- * Returns false if the caller does not want it.
+ * Describe the PUD leaf (@present) or swap-format PUD @pud at @start,
+ * found at the cursor: a PUD-mapped THP or pfn mapping, or a PUD-sized
+ * hugetlb page.
  */
-static bool pt_iter_set_pud(struct pt_iter_state *s, pud_t pud,
+static bool pt_iter_set_pud(struct pt_iter *it, pud_t pud,
 			    unsigned long start, bool present)
 {
-	unsigned long idx = (s->cur._next - start) >> PAGE_SHIFT;
-	enum pt_iter_type type;
-	unsigned int attrs = 0;
 	unsigned long pfn;
 	struct page *page;
-	swp_entry_t swp;
 
-	if (present) {
-		/* Decoded once: some architectures read a system register. */
-		pfn = pud_pfn(pud);
-		/*
-		 * A hugetlb page is a normal page, mapped whole from its
-		 * first page by its leaf: no vm_normal_page_pud(), and its
-		 * folio without page_folio(), which looks for a fake head
-		 * where hugetlb's vmemmap is optimised.
-		 */
-		if (s->hsize)
-			page = pfn_to_page(pfn);
-		else
-			page = vm_normal_page_pud(s->vma, start, pud);
-		if (!pt_iter_wants(s, page ? PT_ITER_FOLIO : PT_ITER_PFN))
+	if (!present) {
+		if (!pt_iter_set_swp(it, PT_ITER_PUD, start, PUD_SIZE,
+				     pud_to_swp_entry(pud),
+				     pud_swp_soft_dirty(pud),
+				     pud_swp_uffd_wp(pud)))
 			return false;
-		pt_iter_set_leaf(s, PT_ITER_PUD, start, PUD_SIZE);
-		s->cur._pfn = pfn + idx;
-		s->cur.type = page ? PT_ITER_FOLIO : PT_ITER_PFN;
-		if (page && !(s->cur._flags & PT_ITER_NO_PAGE)) {
-			s->cur.page = nth_page(page, idx);
-			s->cur.folio = s->hsize ? (struct folio *)page :
-				       page_folio(s->cur.page);
-			VM_WARN_ON_ONCE(page_folio(s->cur.page) != s->cur.folio);
-		}
-		if (pud_write(pud))
-			attrs |= PT_ATTR_WRITE;
-		if (pud_young(pud))
-			attrs |= PT_ATTR_YOUNG;
-		if (pud_dirty(pud))
-			attrs |= PT_ATTR_DIRTY;
-		if (pud_soft_dirty(pud))
-			attrs |= PT_ATTR_SOFT_DIRTY;
-		if (pud_uffd_wp(pud))
-			attrs |= PT_ATTR_UFFD_WP;
-		s->cur._attrs |= attrs;
-	} else {
-		swp = pud_to_swp_entry(pud);
-		if (!pt_iter_wants_swp(s, swp, &type))
-			return false;
-		pt_iter_set_leaf(s, PT_ITER_PUD, start, PUD_SIZE);
-		pt_iter_set_swp(s, type, swp, idx);
-		if (pud_swp_soft_dirty(pud))
-			s->cur._attrs |= PT_ATTR_SOFT_DIRTY;
-		if (pud_swp_uffd_wp(pud))
-			s->cur._attrs |= PT_ATTR_UFFD_WP;
+		it->pud = pud;
+		return true;
 	}
-	s->cur.pud = pud;
+	/* Decoded once: some architectures read a system register. */
+	pfn = pud_pfn(pud);
+	/* A hugetlb page is a normal page, mapped from its first page. */
+	if (it->_hsize)
+		page = pfn_to_page(pfn);
+	else
+		page = vm_normal_page_pud(it->_vma, start, pud);
+	if (!pt_iter_set_present(it, PT_ITER_PUD, start, PUD_SIZE, page, pfn))
+		return false;
+	if (pud_write(pud))
+		it->_attrs |= PT_ATTR_WRITE;
+	if (pud_young(pud))
+		it->_attrs |= PT_ATTR_YOUNG;
+	if (pud_dirty(pud))
+		it->_attrs |= PT_ATTR_DIRTY;
+	if (pud_soft_dirty(pud))
+		it->_attrs |= PT_ATTR_SOFT_DIRTY;
+	if (pud_uffd_wp(pud))
+		it->_attrs |= PT_ATTR_UFFD_WP;
+	it->pud = pud;
+	return true;
+}
+
+/*
+ * Describe the PMD leaf @pmd found at the cursor.  A non-present PMD is a
+ * swap-format entry where the architecture has THP migration; elsewhere
+ * it is a PROT_NONE leaf (32-bit ARM with LPAE clears the valid bit of a
+ * PROT_NONE section), decoded as the present leaf it stands for.
+ */
+static bool pt_iter_set_pmd(struct pt_iter *it, pmd_t pmd)
+{
+	unsigned long start = it->_next & PMD_MASK;
+	struct page *page;
+
+	if (!pmd_present(pmd) && thp_migration_supported()) {
+		if (!pt_iter_set_swp(it, PT_ITER_PMD, start, PMD_SIZE,
+				     pmd_to_swp_entry(pmd),
+				     pmd_swp_soft_dirty(pmd),
+				     pmd_swp_uffd_wp(pmd)))
+			return false;
+		it->pmd = pmd;
+		return true;
+	}
+	page = vm_normal_page_pmd(it->_vma, start, pmd);
+	if (!pt_iter_set_present(it, PT_ITER_PMD, start, PMD_SIZE, page,
+				 pmd_pfn(pmd)))
+		return false;
+	if (pmd_write(pmd))
+		it->_attrs |= PT_ATTR_WRITE;
+	if (pmd_young(pmd))
+		it->_attrs |= PT_ATTR_YOUNG;
+	if (pmd_dirty(pmd))
+		it->_attrs |= PT_ATTR_DIRTY;
+	if (pmd_soft_dirty(pmd))
+		it->_attrs |= PT_ATTR_SOFT_DIRTY;
+	if (pmd_uffd_wp(pmd))
+		it->_attrs |= PT_ATTR_UFFD_WP;
+	it->pmd = pmd;
 	return true;
 }
 #else
-/* Without huge leaves (neither THP nor hugetlb) there is no PUD leaf. */
-static bool pt_iter_set_pud(struct pt_iter_state *s, pud_t pud,
+/* Without huge leaves (neither THP nor hugetlb) there are none. */
+static bool pt_iter_set_pud(struct pt_iter *it, pud_t pud,
 			    unsigned long start, bool present)
+{
+	VM_WARN_ON_ONCE(1);
+	return false;
+}
+
+static bool pt_iter_set_pmd(struct pt_iter *it, pmd_t pmd)
 {
 	VM_WARN_ON_ONCE(1);
 	return false;
@@ -669,147 +519,108 @@ static bool pt_iter_set_pud(struct pt_iter_state *s, pud_t pud,
 #endif
 
 #ifdef CONFIG_HUGETLB_PAGE
-/* What every hugetlb entry smaller than PUD_SIZE has, after its kind. */
-static inline void pt_iter_hugetlb_tail(struct pt_iter_state *s, pte_t *ptep,
-					pte_t pte)
-{
-	unsigned long size = s->hsize;
-
-	if (size != PAGE_SIZE && size != PMD_SIZE && size != PUD_SIZE)
-		s->cur._attrs |= PT_ATTR_CONT;
-	/* Whether its table is shared is asked when the caller wants it. */
-	if (IS_ENABLED(CONFIG_HUGETLB_PMD_PAGE_TABLE_SHARING) &&
-	    size == PMD_SIZE)
-		s->cur._attrs |= __PT_ATTR_PMD_TABLE;
-	s->cur.pte = pte;
-	s->cur.ptep = ptep;
-}
-
 /*
- * Describe the present hugetlb entry @pte at @ptep, of the page that begins
- * at @start, found at s->cur._next.  Returns false if the caller does not
- * want it.
+ * Describe the hugetlb entry @pte at @ptep, of the page at @start, found at
+ * the cursor: a PUD-sized one as the PUD it is, the others from @pte, whose
+ * bits huge_pte_*() read with the PTE helpers.  The hstate size, not any
+ * arch bit, tells the level and whether the leaf is a cont-PTE/PMD block.
  */
-static bool pt_iter_hugetlb_present(struct pt_iter_state *s,
-				    unsigned long start, pte_t *ptep,
-				    pte_t pte)
+static bool pt_iter_set_hugetlb(struct pt_iter *it, unsigned long start,
+				pte_t *ptep, pte_t pte)
 {
-	unsigned long size = s->hsize;
-	unsigned long pfn = pte_pfn(pte) + ((s->cur._next - start) >> PAGE_SHIFT);
-
-	if (!pt_iter_wants(s, PT_ITER_FOLIO))
-		return false;
-	pt_iter_set_leaf(s, pt_iter_size_level(size), start, size);
-	s->cur.type = PT_ITER_FOLIO;
-	s->cur._pfn = pfn;
-	/* The next pages of its PMD table are for the inline leaf step. */
-	if (size == PMD_SIZE && PMD_SIZE != PUD_SIZE)
-		s->leaf_end = pt_iter_pud_end(start, s->range_end);
-	if (!(s->cur._flags & PT_ITER_NO_PAGE)) {
-		s->cur.page = pfn_to_page(pfn);
-		s->cur.folio = page_folio(s->cur.page);
-	}
-	/*
-	 * Attributes are decoded from s->cur.pte when asked, as for a PTE:
-	 * huge_pte_write(), huge_pte_dirty() and huge_pte_uffd_wp() are the
-	 * PTE helpers on the value huge_ptep_get() returns (s390, with no
-	 * uffd-wp, has pte_uffd_wp() false too).
-	 */
-	s->cur._attrs |= __PT_ATTR_RAW_PTE;
-	pt_iter_hugetlb_tail(s, ptep, pte);
-	return true;
-}
-
-/*
- * One logical hugetlb entry, at @ptep if the caller knows where it is, else
- * found with hugetlb_walk(); read with huge_ptep_get() under the lock that
- * hugetlb itself uses for it.  The hstate size, not any arch bit, tells the
- * level and whether the leaf is a cont-PTE/cont-PMD block.
- */
-static bool pt_iter_hugetlb(struct pt_iter_state *s, pte_t *ptep)
-{
-	struct vm_area_struct *vma = s->vma;
-	struct hstate *h = s->hstate;
-	unsigned long size = s->hsize;
-	unsigned long start = s->cur._next & ~(size - 1);
-	unsigned long next = min(start + size, s->range_end);
+	unsigned long size = it->_hsize;
 	enum pt_iter_level level = pt_iter_size_level(size);
-	enum pt_iter_type type;
-	spinlock_t *ptl;	/* the lock of the entry */
-	unsigned long idx;
-	swp_entry_t swp;
-	pte_t pte;
-
-	if (!ptep)
-		ptep = hugetlb_walk(vma, start, size);
-	/*
-	 * No table to hold the entry: a hole of the level above (the first
-	 * missing entry is there, or higher), not one of empty hugetlb
-	 * entries, which only exist in a table.
-	 */
-	if (!ptep)
-		return pt_iter_hole(s, next, level + 1);
-	ptl = huge_pte_lock(h, vma->vm_mm, ptep);
-	pte = huge_ptep_get(vma->vm_mm, start, ptep);
-	if (huge_pte_none(pte)) {
-		spin_unlock(ptl);
-		return pt_iter_hole(s, next, level);
-	}
-	if (pt_iter_hole_pending(s)) {
-		spin_unlock(ptl);
-		return pt_iter_report_hole(s, s->cur._next);
-	}
+	pud_t pud;
 
 	if (size == PUD_SIZE && PUD_SIZE != PMD_SIZE) {
-		pud_t pud = pudp_get((pud_t *)ptep);
-
+		pud = pudp_get((pud_t *)ptep);
 		/*
-		 * A PUD-sized page is decoded as the PUD it is, like a
-		 * PUD-mapped THP.  Whether it is present is hugetlb's call:
-		 * x86's pud_present() does not know PROT_NONE.  Only an
-		 * architecture that stores no swap entries in PUDs (see
-		 * is_swap_pud()) has non-present ones that need hugetlb's own
-		 * decoding, below.
+		 * Whether it is present is hugetlb's call: x86's pud_present()
+		 * does not know PROT_NONE.  Only an architecture that stores
+		 * no swap entries in PUDs (see is_swap_pud()) has non-present
+		 * ones that need hugetlb's own decoding, below.
 		 */
 		if (pte_present(pte) || is_swap_pud(pud)) {
-			if (!pt_iter_set_pud(s, pud, start, pte_present(pte)))
-				goto skip;
-			s->cur.pudp = (pud_t *)ptep;
+			if (!pt_iter_set_pud(it, pud, start, pte_present(pte)))
+				return false;
 			goto found;
 		}
 	}
-
 	if (pte_present(pte)) {
-		if (!pt_iter_hugetlb_present(s, start, ptep, pte))
-			goto skip;
-		goto found;
+		if (!pt_iter_set_present(it, level, start, size,
+					 pfn_to_page(pte_pfn(pte)),
+					 pte_pfn(pte)))
+			return false;
+		it->_attrs |= __PT_ATTR_PTE;
+	} else if (!pt_iter_set_swp(it, level, start, size,
+				    pte_to_swp_entry(pte),
+				    pte_swp_soft_dirty(pte),
+				    pte_swp_uffd_wp_any(pte))) {
+		return false;
 	}
-	swp = pte_to_swp_entry(pte);
-	if (!pt_iter_wants_swp(s, swp, &type))
-		goto skip;
-	idx = (s->cur._next - start) >> PAGE_SHIFT;
-	pt_iter_set_leaf(s, level, start, size);
-	pt_iter_set_swp(s, type, swp, idx);
-	if (pte_swp_soft_dirty(pte))
-		s->cur._attrs |= PT_ATTR_SOFT_DIRTY;
-	if (pte_swp_uffd_wp_any(pte))
-		s->cur._attrs |= PT_ATTR_UFFD_WP;
-	pt_iter_hugetlb_tail(s, ptep, pte);
+	it->pte = pte;
+	if (size != PAGE_SIZE && size != PMD_SIZE && size != PUD_SIZE)
+		it->_attrs |= PT_ATTR_CONT;
+	if (size == PMD_SIZE && hugetlb_pmd_shared(ptep))
+		it->_attrs |= PT_ATTR_SHARED_TABLE;
 found:
-	s->cur._attrs |= PT_ATTR_HUGETLB;
-	s->cur.ptl = ptl;
+	it->_attrs |= PT_ATTR_HUGETLB;
+	it->ptep = ptep;
+	return true;
+}
+
+/*
+ * The hugetlb entry at the cursor, found with hugetlb_walk() and read with
+ * huge_ptep_get() under the lock that hugetlb uses for it.
+ */
+static bool pt_iter_hugetlb(struct pt_iter *it)
+{
+	struct hstate *h = hstate_vma(it->_vma);
+	unsigned long size = it->_hsize;
+	unsigned long start = it->_next & ~(size - 1);
+	unsigned long next = min(start + size, it->_end);
+	enum pt_iter_level level = pt_iter_size_level(size);
+	struct mm_struct *mm = it->_vma->vm_mm;
+	spinlock_t *ptl;	/* the entry's lock */
+	pte_t *ptep;
+	pte_t pte;
+
+	ptep = hugetlb_walk(it->_vma, start, size);
+	/*
+	 * No table to hold the entry: a hole of the level above, not one of
+	 * empty hugetlb entries, which only exist in a table.
+	 */
+	if (!ptep)
+		return pt_iter_hole(it, next, level + 1);
+	ptl = huge_pte_lock(h, mm, ptep);
+	pte = huge_ptep_get(mm, start, ptep);
+	if (huge_pte_none(pte)) {
+		spin_unlock(ptl);
+		return pt_iter_hole(it, next, level);
+	}
+	if (pt_iter_hole_pending(it)) {
+		spin_unlock(ptl);
+		return pt_iter_report_hole(it, it->_next);
+	}
+	if (!pt_iter_set_hugetlb(it, start, ptep, pte)) {
+		spin_unlock(ptl);
+		it->_next = next;
+		return false;
+	}
+	it->ptl = ptl;
 	pt_iter_keep(ptl);
 	return true;
-skip:
-	spin_unlock(ptl);
-	s->cur._next = next;
+}
+#else
+static bool pt_iter_hugetlb(struct pt_iter *it)
+{
+	BUILD_BUG();
 	return false;
 }
 
-#else
-static bool pt_iter_hugetlb(struct pt_iter_state *s, pte_t *ptep)
+static bool pt_iter_set_hugetlb(struct pt_iter *it, unsigned long start,
+				pte_t *ptep, pte_t pte)
 {
-	BUILD_BUG();
 	return false;
 }
 #endif
@@ -818,199 +629,80 @@ static bool pt_iter_hugetlb(struct pt_iter_state *s, pte_t *ptep)
  * A PUD that is a leaf or not present.  Returns 1 with the entry reported,
  * 0 if the walk moved on past it, -EAGAIN if it turned out to be a table.
  */
-static int pt_iter_pud_leaf(struct pt_iter_state *s, pud_t *pudp)
+static int pt_iter_pud_leaf(struct pt_iter *it, pud_t *pudp)
 {
-	unsigned long start = s->cur._next & PUD_MASK;
-	unsigned long next = pt_iter_pud_end(s->cur._next, s->range_end);
-	spinlock_t *ptl;	/* the lock of the entry */
-	pud_t pud;
+	unsigned long next = pt_iter_pud_end(it->_next, it->_end);
+	spinlock_t *ptl = pud_lock(it->_vma->vm_mm, pudp);
+	pud_t pud = pudp_get(pudp);
 
-	ptl = pud_lock(s->vma->vm_mm, pudp);
-	pud = pudp_get(pudp);
 	if (pud_none(pud)) {
 		spin_unlock(ptl);
-		return pt_iter_hole(s, next, PT_ITER_PUD);
+		return pt_iter_hole(it, next, PT_ITER_PUD);
 	}
 	if (pud_present(pud) && !pud_leaf(pud)) {
 		spin_unlock(ptl);
 		return -EAGAIN;
 	}
-	if (pt_iter_hole_pending(s)) {
+	if (pt_iter_hole_pending(it)) {
 		spin_unlock(ptl);
-		return pt_iter_report_hole(s, s->cur._next);
+		return pt_iter_report_hole(it, it->_next);
 	}
 	/*
 	 * Only hugetlb, which does not come here, has swap-format PUDs.  But
 	 * x86's pud_present() is false for a PROT_NONE leaf (mprotect() of a
 	 * device-dax PUD), which keeps its devmap or huge bit.
 	 */
-	if (!pud_present(pud) && !pud_devmap(pud) && !pud_trans_huge(pud)) {
-		VM_WARN_ON_ONCE(1);
-		goto skip;
+	if (WARN_ON_ONCE(!pud_present(pud) && !pud_devmap(pud) &&
+			 !pud_trans_huge(pud)) ||
+	    !pt_iter_set_pud(it, pud, it->_next & PUD_MASK, true)) {
+		spin_unlock(ptl);
+		it->_next = next;
+		return 0;
 	}
-	if (!pt_iter_set_pud(s, pud, start, true))
-		goto skip;
-	s->cur.pudp = pudp;
-	s->cur.ptl = ptl;
+	it->pudp = pudp;
+	it->ptl = ptl;
 	pt_iter_keep(ptl);
 	return 1;
-skip:
-	spin_unlock(ptl);
-	s->cur._next = next;
-	return 0;
 }
 
-#ifdef CONFIG_PGTABLE_HAS_HUGE_LEAVES
-/*
- * Whether vm_normal_page_pmd() of the present PMD leaf @pmd of pfn @pfn
- * surely finds a page, told inline: a THP of a VMA that is not a pfn
- * mapping.  The rest (pfn maps, devmap, the huge zero page) is for the
- * real thing.
- */
-static __always_inline bool pt_iter_pmd_usual(struct vm_area_struct *vma,
-					      pmd_t pmd, unsigned long pfn)
+/* A PMD that is a leaf or not present: as pt_iter_pud_leaf(). */
+static int pt_iter_pmd_leaf(struct pt_iter *it, pmd_t *pmdp)
 {
-#ifdef CONFIG_TRANSPARENT_HUGEPAGE
-	return likely(!(vma->vm_flags & (VM_PFNMAP | VM_MIXEDMAP)) &&
-		      __pt_iter_pmd_normal(pmd, pfn));
-#else
-	return false;
-#endif
-}
+	unsigned long next = pmd_addr_end(it->_next, it->_pud_end);
+	spinlock_t *ptl = pmd_lock(it->_vma->vm_mm, pmdp);
+	pmd_t pmd = pmdp_get(pmdp);
 
-/*
- * Describe the PMD leaf @pmd found at s->cur._next; false if the caller does
- * not want it.  A non-present PMD is a swap-format entry where the
- * architecture has THP migration; elsewhere it is a PROT_NONE leaf (32-bit
- * ARM with LPAE clears the valid bit of a PROT_NONE section), decoded as
- * the present leaf it stands for, as the PUD path decodes a PROT_NONE PUD.
- */
-static __always_inline bool pt_iter_set_pmd(struct pt_iter_state *s,
-					    pmd_t pmd)
-{
-	unsigned long start = s->cur._next & PMD_MASK;
-	unsigned long idx = (s->cur._next - start) >> PAGE_SHIFT;
-	bool no_page = s->cur._flags & PT_ITER_NO_PAGE;
-	enum pt_iter_type type;
-	struct page *page;
-	swp_entry_t swp;
-
-	if (pmd_present(pmd) || !thp_migration_supported()) {
-		unsigned long pfn = pmd_pfn(pmd);
-
-		/*
-		 * The page of s->cur._next, looked up once: pfn_to_page()
-		 * rather than nth_page() of the first page, which costs two
-		 * memmap lookups without SPARSEMEM_VMEMMAP.
-		 */
-		if (pt_iter_pmd_usual(s->vma, pmd, pfn)) {
-			type = PT_ITER_FOLIO;
-			page = no_page ? NULL : pfn_to_page(pfn + idx);
-		} else {
-			page = vm_normal_page_pmd(s->vma, start, pmd);
-			type = page ? PT_ITER_FOLIO : PT_ITER_PFN;
-			if (page)
-				page = no_page ? NULL : nth_page(page, idx);
-		}
-		if (!pt_iter_wants(s, type))
-			return false;
-		pt_iter_set_leaf(s, PT_ITER_PMD, start, PMD_SIZE);
-		s->cur.type = type;
-		/*
-		 * The next THPs of the table, up to the end of the table or
-		 * of the walk, are for the inline leaf step, which tells a
-		 * THP from a pfn mapping but for the VMA's flags.
-		 */
-		if (type == PT_ITER_FOLIO && PMD_SIZE != PUD_SIZE &&
-		    !(s->vma->vm_flags & (VM_PFNMAP | VM_MIXEDMAP)))
-			s->leaf_end = s->pud_end;
-		if (page) {
-			s->cur.page = page;
-			s->cur.folio = page_folio(page);
-		}
-		s->cur._pfn = pfn + idx;
-		/* Attributes are decoded from s->cur.pmd when asked. */
-		s->cur._attrs |= __PT_ATTR_RAW_PMD;
-		return true;
-	}
-	swp = pmd_to_swp_entry(pmd);
-	if (!pt_iter_wants_swp(s, swp, &type))
-		return false;
-	pt_iter_set_leaf(s, PT_ITER_PMD, start, PMD_SIZE);
-	pt_iter_set_swp(s, type, swp, idx);
-	if (pmd_swp_soft_dirty(pmd))
-		s->cur._attrs |= PT_ATTR_SOFT_DIRTY;
-	if (pmd_swp_uffd_wp(pmd))
-		s->cur._attrs |= PT_ATTR_UFFD_WP;
-	return true;
-}
-#else
-/* Without huge leaves there is no PMD leaf to describe. */
-static bool pt_iter_set_pmd(struct pt_iter_state *s, pmd_t pmd)
-{
-	VM_WARN_ON_ONCE(1);
-	return false;
-}
-#endif
-
-/*
- * A PMD that is a leaf or not present: same return values as
- * pt_iter_pud_leaf().
- */
-static int pt_iter_pmd_leaf(struct pt_iter_state *s, pmd_t *pmdp)
-{
-	unsigned long next = pmd_addr_end(s->cur._next, s->pud_end);
-	spinlock_t *ptl;	/* the lock of the entry */
-	pmd_t pmd;
-
-	ptl = pmd_lock(s->vma->vm_mm, pmdp);
-	pmd = pmdp_get(pmdp);
 	if (pmd_none(pmd)) {
 		spin_unlock(ptl);
-		return pt_iter_hole(s, next, PT_ITER_PMD);
+		return pt_iter_hole(it, next, PT_ITER_PMD);
 	}
 	if (pmd_present(pmd) && !pmd_leaf(pmd)) {
 		spin_unlock(ptl);
 		return -EAGAIN;
 	}
-	if (pt_iter_hole_pending(s)) {
+	if (pt_iter_hole_pending(it)) {
 		spin_unlock(ptl);
-		return pt_iter_report_hole(s, s->cur._next);
+		return pt_iter_report_hole(it, it->_next);
 	}
-	if (!pt_iter_set_pmd(s, pmd)) {
+	if (!pt_iter_set_pmd(it, pmd)) {
 		spin_unlock(ptl);
-		s->cur._next = next;
+		it->_next = next;
 		return 0;
 	}
-	s->cur.pmd = pmd;
-	s->cur.pmdp = pmdp;
-	s->cur.ptl = ptl;
+	it->pmdp = pmdp;
+	it->ptl = ptl;
 	pt_iter_keep(ptl);
 	return 1;
 }
 
-/* The PTE table of s->cur._next, mapped and locked: @ptep is its PTE. */
-static inline void pt_iter_set_table(struct pt_iter_state *s, pte_t *ptep,
-				     spinlock_t *ptl)
-{
-	unsigned long addr = s->cur._next;
-
-	pt_iter_keep(ptl);
-	s->pte_table = ptep - pte_index(addr);
-	s->pte_ptl = ptl;
-	s->table_end = pmd_addr_end(addr, s->pud_end);
-}
-
 /*
- * The entry at s->cur._next, whose PMD entry is @pmdp: a PMD leaf (or a
- * hole) is reported, a PTE table is mapped and locked for
- * pt_iter_scan_table().  Same return values as pt_iter_descend().  Out of
- * line: it has the only local whose address escapes, which would cost
- * every step of __pt_iter_next() a stack canary.
+ * The entry at the cursor, whose PMD entry is @pmdp: a PMD leaf (or a hole)
+ * is reported, a PTE table is mapped and locked for pt_iter_scan_table().
+ * Returns true with an entry reported.
  */
-static noinline bool pt_iter_pmd(struct pt_iter_state *s, pmd_t *pmdp)
+static bool pt_iter_pmd(struct pt_iter *it, pmd_t *pmdp)
 {
-	unsigned long addr = s->cur._next;
+	unsigned long addr = it->_next;
 	spinlock_t *ptl;	/* the PTE table's lock */
 	pte_t *ptep;
 	pmd_t pmd;
@@ -1019,675 +711,282 @@ static noinline bool pt_iter_pmd(struct pt_iter_state *s, pmd_t *pmdp)
 again:
 	pmd = pmdp_get_lockless(pmdp);
 	if (pmd_none(pmd))
-		return pt_iter_hole(s, pmd_addr_end(addr, s->pud_end),
+		return pt_iter_hole(it, pmd_addr_end(addr, it->_pud_end),
 				    PT_ITER_PMD);
 	if (!pmd_present(pmd) || pmd_leaf(pmd)) {
-		ret = pt_iter_pmd_leaf(s, pmdp);
+		ret = pt_iter_pmd_leaf(it, pmdp);
 		if (ret != -EAGAIN)
 			return ret;
 	}
-
-	ptep = pte_offset_map_lock(s->vma->vm_mm, pmdp, addr, &ptl);
-	if (!ptep)
-		/* The table went away or was never one: look again. */
-		goto again;
-	pt_iter_set_table(s, ptep, ptl);
+	ptep = pte_offset_map_lock(it->_vma->vm_mm, pmdp, addr, &ptl);
+	if (!ptep) {
+		/*
+		 * The PMD changed under us: look again.  Unchanged, it is
+		 * one that pmd_leaf() and pte_offset_map() disagree about:
+		 * skip it rather than loop.
+		 */
+		if (!WARN_ON_ONCE(pmd_same(pmd, pmdp_get_lockless(pmdp))))
+			goto again;
+		it->_next = pmd_addr_end(addr, it->_pud_end);
+		return false;
+	}
+	pt_iter_keep(ptl);
+	it->_table = ptep - pte_index(addr);
+	it->_table_ptl = ptl;
+	it->_table_end = pmd_addr_end(addr, it->_pud_end);
 	return false;
 }
 
 /*
- * Descend to the entry at s->cur._next: from the PUD entry kept from the last
- * step if s->cur._next is still below it, else from the PGD.  Returns true
+ * Descend to the entry at the cursor: from the PUD entry kept from the last
+ * step if the cursor is still below it, else from the PGD.  Returns true
  * with an entry reported; false when the walk moved on (over a hole or an
- * unwanted leaf), or when a PTE table was mapped and locked for
- * pt_iter_scan_table().
+ * unwanted leaf), or mapped a PTE table for pt_iter_scan_table().
  */
-static bool pt_iter_descend(struct pt_iter_state *s)
+static bool pt_iter_descend(struct pt_iter *it)
 {
-	struct mm_struct *mm = s->vma->vm_mm;
-	unsigned long addr = s->cur._next;
-	unsigned long end = s->range_end;
+	unsigned long addr = it->_next, end = it->_end;
 	pgd_t *pgdp;
 	p4d_t *p4dp;
 	pud_t *pudp;
 	pud_t pud;
 	int ret;
 
-	if (addr < s->pud_end) {
-		pudp = s->pudp;
-		goto pmd_level;
-	}
+	if (addr < it->_pud_end)
+		return pt_iter_pmd(it, pmd_offset(it->_pudp, addr));
 
-	pgdp = pgd_offset(mm, addr);
+	pgdp = pgd_offset(it->_vma->vm_mm, addr);
 	if (pgd_none_or_clear_bad(pgdp))
-		return pt_iter_hole(s, pgd_addr_end(addr, end), PT_ITER_PGD);
+		return pt_iter_hole(it, pgd_addr_end(addr, end), PT_ITER_PGD);
 	p4dp = p4d_offset(pgdp, addr);
 	if (p4d_none_or_clear_bad(p4dp))
-		return pt_iter_hole(s, p4d_addr_end(addr, end), PT_ITER_P4D);
+		return pt_iter_hole(it, p4d_addr_end(addr, end), PT_ITER_P4D);
 	pudp = pud_offset(p4dp, addr);
 	pud = pudp_get(pudp);
 	if (pud_none(pud))
-		return pt_iter_hole(s, pt_iter_pud_end(addr, end),
+		return pt_iter_hole(it, pt_iter_pud_end(addr, end),
 				    PT_ITER_PUD);
 	if (!pud_present(pud) || pud_leaf(pud)) {
-		ret = pt_iter_pud_leaf(s, pudp);
+		ret = pt_iter_pud_leaf(it, pudp);
 		if (ret != -EAGAIN)
 			return ret;
 	}
 	/* A PMD table: it stays one while the mmap or VMA lock is held. */
-	s->pudp = pudp;
-	s->pud_end = pt_iter_pud_end(addr, end);
-
-pmd_level:
-	return pt_iter_pmd(s, pmd_offset(pudp, addr));
+	it->_pudp = pudp;
+	it->_pud_end = pt_iter_pud_end(addr, end);
+	return pt_iter_pmd(it, pmd_offset(pudp, addr));
 }
 
-/**
- * __pt_iter_none_run - how many PTEs of a run are empty
- * @ptep: the first PTE to look at, of a mapped and locked table.
- * @max: how many PTEs there are to look at, from @ptep on.
- *
- * Out of line, for the inline step to skip (or report as a hole) the empty
- * PTEs of its table without the loop in every caller: four at a time while
- * there are four left, since this loop is most of a walk of sparse memory.
- * Not for direct use.
- *
- * Return: the number of empty PTEs from @ptep on, at most @max.
+/*
+ * After a present PMD-level leaf (a THP or a hugetlb page of PMD size or a
+ * cont-PMD block) whose lock is held: the next entry, if it is a present
+ * leaf of the same PMD table that the walk wants, under the same lock.
+ * The entries of a PMD table share their lock (pmd_lockptr() of the
+ * table, which huge_pte_lockptr() is for hugetlb pages of these sizes),
+ * which is kept as a PTE table's is, unless this CPU should reschedule or
+ * another one waits for it.  The PMD table stays while the mmap or VMA
+ * lock is held, and for hugetlb the hugetlb VMA lock.
  */
-unsigned long __pt_iter_none_run(pte_t *ptep, unsigned long max)
+static bool pt_iter_next_leaf(struct pt_iter *it)
 {
-	unsigned long i = 0;
+	unsigned long next = it->_next, size = it->_hsize ?: PMD_SIZE;
+	struct mm_struct *mm = it->_vma->vm_mm;
+	pmd_t *pmdp;
+	pte_t *ptep;
+	pte_t pte;
+	pmd_t pmd;
 
-	while (i + 4 <= max && pte_none(ptep_get(ptep + i)) &&
-	       pte_none(ptep_get(ptep + i + 1)) &&
-	       pte_none(ptep_get(ptep + i + 2)) &&
-	       pte_none(ptep_get(ptep + i + 3)))
-		i += 4;
-	while (i < max && pte_none(ptep_get(ptep + i)))
-		i++;
-	return i;
+	if (it->level != PT_ITER_PMD || it->type > PT_ITER_PFN ||
+	    next != it->end || next >= it->_end || PMD_SIZE == PUD_SIZE ||
+	    (next & (size - 1)) || !(next & ~PUD_MASK) ||
+	    need_resched() || spin_is_contended(it->ptl))
+		return false;
+	if (!it->_hsize) {
+		pmdp = it->pmdp + 1;
+		pmd = pmdp_get(pmdp);
+		VM_WARN_ON_ONCE(it->ptl != pmd_lockptr(mm, pmdp));
+		if (!pmd_present(pmd) || !pmd_leaf(pmd) ||
+		    !pt_iter_set_pmd(it, pmd))
+			return false;
+		it->pmdp = pmdp;
+		return true;
+	}
+	ptep = (pte_t *)((pmd_t *)it->ptep + (size >> PMD_SHIFT));
+	pte = huge_ptep_get(mm, next, ptep);
+	if (!pte_present(pte))
+		return false;
+	return pt_iter_set_hugetlb(it, next, ptep, pte);
 }
 
 /**
- * __pt_iter_table_shared - whether a hugetlb entry's PMD table is shared
- * @ptep: the PMD-sized hugetlb entry of the iterator, its lock held.
+ * __pt_iter_find - the step of pt_iter_next() that is not inline
+ * @it: the iterator.
  *
- * %PT_ATTR_SHARED_TABLE of the entry, for pt_iter_attrs() and
- * pt_iter_has(): only looked up when asked.  Not for direct use.
+ * Lets go of what the current entry held (but a PTE table whose entries
+ * follow, or a PMD table's lock from leaf to leaf), finds the entry at the
+ * cursor and describes it.  Not for direct use.
  *
- * Return: true if the PMD table that holds the entry is shared with
- * another mm.
+ * Return: true with an entry, false at the end of the walk.
  */
-bool __pt_iter_table_shared(pte_t *ptep)
+bool __pt_iter_find(struct pt_iter *it)
 {
-	return hugetlb_pmd_shared(ptep);
+	if (it->ptl && it->ptl != it->_table_ptl) {
+		if (pt_iter_next_leaf(it))
+			return true;
+		/* What walk_page_range()'s callers did after a leaf. */
+		pt_iter_unlock_leaf(it);
+		if (!it->_hsize || need_resched())
+			cond_resched();
+	}
+	/* What vma_pgtable_walk_begin() takes, for the whole walk. */
+	if (it->_hsize && !it->_vma_locked && it->_next < it->_end) {
+		hugetlb_vma_lock_read(it->_vma);
+		it->_vma_locked = true;
+	}
+	while (it->_next < it->_end) {
+		if (it->_table) {
+			if (pt_iter_scan_table(it))
+				return true;
+			pt_iter_unmap_table(it);
+			cond_resched();
+		} else if (!it->_hsize) {
+			if (pt_iter_descend(it))
+				return true;
+		} else {
+			if (pt_iter_hugetlb(it))
+				return true;
+			/* A sparse VMA of small huge pages is many steps. */
+			cond_resched();
+		}
+	}
+	if (pt_iter_hole_pending(it)) {
+		if (!it->_hole_locked)
+			pt_iter_unmap_table(it);
+		return pt_iter_report_hole(it, it->_end);
+	}
+	pt_iter_release(it);
+	return false;
+}
+
+/* The caller must hold the mmap lock or the VMA lock: this task, not any. */
+static void pt_iter_assert_locked(struct vm_area_struct *vma)
+{
+#ifdef CONFIG_PER_VMA_LOCK
+	lockdep_assert(lockdep_is_held(&vma->vm_mm->mmap_lock) ||
+		       lockdep_is_held(&vma->vm_lock->lock));
+	VM_WARN_ON_ONCE(!IS_ENABLED(CONFIG_LOCKDEP) &&
+			!rwsem_is_locked(&vma->vm_mm->mmap_lock) &&
+			!rwsem_is_locked(&vma->vm_lock->lock));
+#else
+	mmap_assert_locked(vma->vm_mm);
+#endif
 }
 
 /**
- * __pt_iter_start - set up the state of a walk
- * @s: the walk's state.
- * @vma: the VMA to walk.
- * @start: first address to walk.
- * @end: end of the walk.
- * @flags: as for pt_iter_start().
+ * pt_iter_start - prepare a walk of a VMA range
+ * @it: the iterator, on the caller's stack.
+ * @vma: the VMA to walk.  The walk of a VMA of no mm (x86's vsyscall gate
+ *	VMA, which /proc shows with a task's VMAs) is empty.
+ * @start: first address, page aligned, within @vma.
+ * @end: end of the walk, page aligned, at most @vma->vm_end.
+ * @flags: %PT_ITER_HOLES to be told about holes, %PT_ITER_BATCH and
+ *	%PT_ITER_IGNORE_* to batch PTEs, %PT_ITER_NO_PAGE if the pages of
+ *	present entries are not needed, PT_ITER_WANT() of the types wanted.
  *
- * The out-of-line half of pt_iter_start(); not for direct use.
+ * Takes no lock: the first pt_iter_next() does.  Usually called through
+ * for_each_pt_entry().
+ *
+ * Context: the mmap lock (read or write) or the VMA lock of @vma is held
+ * for the whole walk, and no spinlock; may sleep (between tables).
+ * Return: @it.
  */
-void __pt_iter_start(struct pt_iter_state *s, struct vm_area_struct *vma,
-		     unsigned long start, unsigned long end, unsigned int flags)
+struct pt_iter *pt_iter_start(struct pt_iter *it, struct vm_area_struct *vma,
+			      unsigned long start, unsigned long end,
+			      unsigned int flags)
 {
 	VM_WARN_ON_ONCE(!PAGE_ALIGNED(start) || !PAGE_ALIGNED(end));
 	VM_WARN_ON_ONCE(start < vma->vm_start || end > vma->vm_end);
-	/*
-	 * A VMA of no mm, the gate VMA of x86's vsyscall page that /proc
-	 * shows with a task's VMAs, has no page tables of a task to walk
-	 * (walk_page_vma() refuses it too): the walk is empty.
-	 */
+	start = max(start, vma->vm_start);
+	end = min(end, vma->vm_end);
 	if (unlikely(!vma->vm_mm))
 		end = start;
 	else
 		pt_iter_assert_locked(vma);
 
-	/*
-	 * What the first step reads; the rest is written before it is read
-	 * (pudp below pud_end, hole_level with hole_start, the entry by the
-	 * step that finds it), and clearing it costs every walk of a small
-	 * VMA.
-	 */
-	s->cur.type = PT_ITER_NONE;
-	s->cur.ptl = NULL;
-	s->cur._attrs = 0;
-	s->cur._flags = __pt_iter_flags(flags);
-	s->cur._next = max(start, vma->vm_start);
-	s->cur._fast_end = 0;
-	s->cur._st = s;
-	s->vma = vma;
-	s->range_start = s->cur._next;
-	s->range_end = min(end, vma->vm_end);
-	s->pte_table = NULL;
-	s->pte_ptl = NULL;
-	s->pud_end = 0;
-	s->hole_start = PT_ITER_NO_HOLE;
-	s->hole_in_table = false;
-	s->walk_locked = false;
-	s->hsize = 0;
-	s->hstate = NULL;
-	s->leaf_end = 0;
+	*it = (struct pt_iter) {
+		._flags = flags & PT_ITER_WANT_ALL ? flags :
+			  flags | PT_ITER_WANT_ALL,
+		._vma = vma,
+		._start = start,
+		._end = end,
+		._next = start,
+		._hole_start = PT_ITER_NO_HOLE,
+	};
 #ifdef CONFIG_HUGETLB_PAGE
-	if (is_vm_hugetlb_page(vma)) {
-		/* The hstate of a VMA does not change: look it up once. */
-		s->hstate = hstate_vma(vma);
-		s->hsize = huge_page_size(s->hstate);
-	}
+	if (is_vm_hugetlb_page(vma))
+		it->_hsize = huge_page_size(hstate_vma(vma));
 #endif
+	return it;
 }
 
 /**
- * __pt_iter_end - end a walk
- * @s: the walk's state.
+ * pt_iter_end - end a walk
+ * @it: the iterator.
  *
- * Drops every lock the walk holds.  Called by pt_iter_end(); not for
- * direct use.  Calling it again is harmless.
+ * Drops every lock the walk holds; pt_iter_next() then returns false.
+ * for_each_pt_entry() calls it however its loop is left; a caller that
+ * drives pt_iter_next() by hand calls it when it stops early.  Calling it
+ * again is harmless.
  */
-void __pt_iter_end(struct pt_iter_state *s)
+void pt_iter_end(struct pt_iter *it)
 {
-	pt_iter_drop_leaf(s);
-	pt_iter_drop_table(s);
-	if (s->walk_locked) {
-		hugetlb_vma_unlock_read(s->vma);
-		s->walk_locked = false;
-	}
-	s->hole_start = PT_ITER_NO_HOLE;
-	s->leaf_end = 0;
-	s->cur._next = s->range_end;
+	pt_iter_release(it);
+	it->_hole_start = PT_ITER_NO_HOLE;
+	it->_next = it->_end;
 }
 
 /**
- * __pt_iter_pause - drop every lock, to resume the walk later
- * @s: the walk's state.
- * @resume: where the walk continues.
+ * pt_iter_pause - drop every lock, to resume the walk later
+ * @it: the iterator, positioned on an entry.
+ * @resume: where the walk goes on: @it->end after the current entry,
+ *	@it->addr to look at it again (e.g. after splitting a THP).  Page
+ *	aligned, within the walk.
  *
- * Called by pt_iter_pause(); not for direct use.
+ * Drops the page-table lock and, for hugetlb, the hugetlb VMA lock: the
+ * caller may then sleep or take other locks.  The current entry's pointers
+ * must not be used afterwards, nor its folio and page without a reference
+ * of the caller's own.  The mmap or VMA lock stays held.
  */
-void __pt_iter_pause(struct pt_iter_state *s, unsigned long resume)
+void pt_iter_pause(struct pt_iter *it, unsigned long resume)
 {
-	pt_iter_drop_leaf(s);
-	pt_iter_drop_table(s);
-	if (s->walk_locked) {
-		hugetlb_vma_unlock_read(s->vma);
-		s->walk_locked = false;
-	}
-	s->leaf_end = 0;
-	VM_WARN_ON_ONCE(!PAGE_ALIGNED(resume) || resume < s->vma->vm_start ||
-			resume > s->range_end);
-	s->cur._next = clamp(resume, s->vma->vm_start, s->range_end);
-	s->pud_end = 0;
-}
-
-/*
- * After a PMD-level leaf whose lock is still held (the caller did not
- * pause): the PMD entry of the next step if it is in the same PMD table,
- * else NULL.  A PMD table stays while the mmap or VMA lock is held, and
- * for hugetlb while the hugetlb VMA lock is held too (unsharing a PMD
- * table takes it for write), so the next entry is one step on and needs
- * no descent (nor hugetlb_walk()).  Only for leaves that end where the
- * next step starts, at the boundary of the next entry.
- */
-static __always_inline void *pt_iter_leaf_after(const struct pt_iter_state *s)
-{
-	unsigned long next = s->cur._next;
-	unsigned long size = s->hsize;
-
-	if (s->cur.level != PT_ITER_PMD || next != s->cur.end ||
-	    next >= s->range_end || PMD_SIZE == PUD_SIZE)
-		return NULL;
-	if (!size) {
-		if (next >= s->pud_end || (next & ~PMD_MASK))
-			return NULL;
-		return s->cur.pmdp + 1;
-	}
-	/* hugetlb of PMD size, or a cont-PMD block, within the table. */
-	if (!IS_ENABLED(CONFIG_HUGETLB_PAGE) || size < PMD_SIZE ||
-	    size >= PUD_SIZE || (next & (size - 1)) || !(next & ~PUD_MASK))
-		return NULL;
-	return (pmd_t *)s->cur.ptep + (size >> PMD_SHIFT);
-}
-
-#ifdef CONFIG_HUGETLB_PAGE
-/* pt_iter_leaf_next() of hugetlb: the page at @ptep if present. */
-static __always_inline bool pt_iter_leaf_hugetlb(struct pt_iter_state *s,
-						 pte_t *ptep,
-						 unsigned long *pfn)
-{
-	struct mm_struct *mm = s->vma->vm_mm;
-	pte_t pte = huge_ptep_get(mm, s->cur._next, ptep);
-
-	VM_WARN_ON_ONCE(s->cur.ptl != huge_pte_lockptr(s->hstate, mm, ptep));
-	if (!pte_present(pte))
-		return false;
-	*pfn = pte_pfn(pte);
-	s->cur.pte = pte;
-	s->cur.ptep = ptep;
-	return true;
-}
-#else
-static __always_inline bool pt_iter_leaf_hugetlb(struct pt_iter_state *s,
-						 pte_t *ptep,
-						 unsigned long *pfn)
-{
-	return false;
-}
-#endif
-
-#ifdef CONFIG_TRANSPARENT_HUGEPAGE
-/* pt_iter_leaf_next() of THP: the THP at @pmdp if it is one. */
-static __always_inline bool pt_iter_leaf_thp(struct pt_iter_state *s,
-					     pmd_t *pmdp, unsigned long *pfn)
-{
-	pmd_t pmd = pmdp_get(pmdp);
-
-	VM_WARN_ON_ONCE(s->cur.ptl != pmd_lockptr(s->vma->vm_mm, pmdp));
-	if (!pmd_trans_huge(pmd) || !pmd_present(pmd))
-		return false;
-	*pfn = pmd_pfn(pmd);
-	if (!pt_iter_pmd_usual(s->vma, pmd, *pfn))
-		return false;
-	s->cur.pmd = pmd;
-	s->cur.pmdp = pmdp;
-	return true;
-}
-#else
-static __always_inline bool pt_iter_leaf_thp(struct pt_iter_state *s,
-					     pmd_t *pmdp, unsigned long *pfn)
-{
-	return false;
-}
-#endif
-
-/*
- * The step from a present PMD-level leaf (a THP, a PMD-sized or cont-PMD
- * hugetlb page) to the next entry of its PMD table, if that is a present
- * leaf of the same kind: the run of THPs or hugetlb pages of a table that
- * walk_pmd_range() and walk_hugetlb_range() step through.  The entries of
- * one PMD table share their lock (pmd_lockptr() of the table, which
- * huge_pte_lockptr() is too for hugetlb pages of PMD size and above, below
- * PUD size), which is kept from one leaf to the next as a PTE table's is
- * from one PTE to the next, unless this CPU should reschedule or another
- * one waits for the lock: the general path then drops it and calls
- * cond_resched().  spin_is_contended() rather than spin_needbreak(), which
- * says no without a preemptible kernel: whatever the preemption model, a
- * CPU that waits for the lock (a fault, khugepaged, an rmap walk) waits
- * for one leaf, as when the lock was dropped after each.  Only the fields
- * that differ from the leaf before are written: the type, level, lock and
- * kind of the entry stay, and the caller wanted the one before.  Returns
- * false, having written nothing, for the general path.
- */
-static __always_inline bool pt_iter_leaf_next(struct pt_iter_state *s)
-{
-	unsigned long next = s->cur._next;
-	unsigned long size = s->hsize ?: PMD_SIZE;
-	unsigned long pfn, end;
-	void *leaf;
-
-	if (s->cur.type != PT_ITER_FOLIO || !s->cur.ptl)
-		return false;
-	leaf = pt_iter_leaf_after(s);
-	if (!leaf || need_resched() || spin_is_contended(s->cur.ptl))
-		return false;
-	if (s->hsize ? !pt_iter_leaf_hugetlb(s, leaf, &pfn) :
-	    !pt_iter_leaf_thp(s, leaf, &pfn))
-		return false;
-	end = min(next + size, s->range_end);
-	s->cur.addr = next;
-	s->cur.end = end;
-	s->cur._next = end;
-	s->cur._pfn = pfn;
-	s->cur._attrs &= ~PT_ATTR_CLIPPED;
-	if (end != next + size)
-		s->cur._attrs |= PT_ATTR_CLIPPED;
-	if (!(s->cur._flags & PT_ITER_NO_PAGE)) {
-		/*
-		 * A hugetlb folio is mapped whole by its leaf, and so is a
-		 * PMD-mapped THP (do_set_pmd() maps only folios of PMD
-		 * order, anonymous THPs are of PMD order): the leaf maps
-		 * its folio from the first page.  No page_folio(), which
-		 * looks for a fake head where hugetlb's vmemmap is
-		 * optimised.
-		 */
-		s->cur.page = pfn_to_page(pfn);
-		s->cur.folio = (struct folio *)s->cur.page;
-		VM_WARN_ON_ONCE(page_folio(s->cur.page) != s->cur.folio);
-	}
-	return true;
-}
-
-/*
- * With the table that pt_iter_descend() has just mapped and locked, and no
- * hole pending: whether the inline step can read it from s->cur._next on,
- * as after an entry of that table (it reports or skips what is empty,
- * decodes what it can and comes back here for the rest).  If so, the
- * cursor of the inline step is set up in s->cur, and s->cur says no more
- * of the last entry than an empty one at the cursor would: no leaf, whose
- * lock or extent a later step could take for its own, only the table's
- * lock.  Not if the cursor is at the end of the table (pt_iter_skip_none()
- * skipped its last PTEs): the inline step reads the PTE at its cursor
- * before it looks at where the table ends, and pte_index() of the table's
- * end is that of its first PTE.
- */
-static inline bool pt_iter_table_inline(struct pt_iter_state *s)
-{
-	if (s->cur._next >= s->table_end || pt_iter_hole_pending(s) ||
-	    !pt_iter_wants(s, PT_ITER_FOLIO))
-		return false;
-	s->cur.type = PT_ITER_NONE;
-	s->cur.level = PT_ITER_PTE;
-	s->cur.addr = s->cur._next;
-	s->cur.end = s->cur._next;
-	s->cur._attrs = 0;
-	s->cur.ptl = s->pte_ptl;
-	s->cur._fast_end = s->table_end;
-	s->cur._nextp = s->pte_table + pte_index(s->cur._next);
-	return true;
-}
-
-static noinline int pt_iter_finish(struct pt_iter_state *s);
-
-/*
- * In a walk that skips holes, with the table that pt_iter_descend() has just
- * mapped and locked (at the start of a walk, after a leaf or a pause, not
- * from table to table): move s->cur._next past the empty PTEs at it.
- * Returns true if they reach the end of the walk, which then has nothing
- * more to report: a walk of a few untouched pages ends in its first call
- * of the slow path, not in the inline step's count of the empty PTEs and
- * another call.  (On arm64, a contpte PTE at the cursor is then read
- * twice, here and by the inline step: once per descent.)
- */
-static inline bool pt_iter_skip_none(struct pt_iter_state *s)
-{
-	unsigned long next = s->cur._next;
-	pte_t *ptep = s->pte_table + pte_index(next);
-	unsigned long nr = ((s->table_end - next) >> PAGE_SHIFT) - 1;
-
-	if ((s->cur._flags & PT_ITER_HOLES) || !pte_none(ptep_get(ptep)))
-		return false;
-	nr = 1 + __pt_iter_none_run(ptep + 1, nr);
-	next += nr << PAGE_SHIFT;
-	s->cur._next = next;
-	return next >= s->range_end;
-}
-
-/*
- * The step of __pt_iter_next(): drops the lock of the previous entry,
- * moves to the next table or leaf and describes its first entry in s->cur,
- * or, with @table, stops at a PTE table it maps if the inline step can go
- * on from there.
- */
-static int pt_iter_step(struct pt_iter_state *s, bool table)
-{
-	spinlock_t *ptl = s->cur.ptl;
-
-	if (ptl && ptl != s->pte_ptl) {
-		/*
-		 * After a leaf that pt_iter_leaf_next() did not go on from:
-		 * its lock, then what the callers of walk_page_range() do
-		 * after a PMD or PUD leaf; like walk_hugetlb_range(), not
-		 * after each hugetlb page unless it is time to.
-		 */
-		pt_iter_drop_leaf(s);
-		if (!s->hsize || need_resched())
-			cond_resched();
-	}
-
-	/*
-	 * The hugetlb VMA lock, for as long as the walk of a hugetlb VMA
-	 * goes on: what vma_pgtable_walk_begin() takes, without its test of
-	 * the VMA, which s->hsize has answered.
-	 */
-	if (s->hsize && !s->walk_locked && s->cur._next < s->range_end) {
-		hugetlb_vma_lock_read(s->vma);
-		s->walk_locked = true;
-	}
-
-	while (s->cur._next < s->range_end) {
-		if (s->pte_table) {
-			if (pt_iter_scan_table(s))
-				return __PT_ITER_ENTRY;
-			pt_iter_drop_table(s);
-			cond_resched();
-			continue;
-		}
-		if (!IS_ENABLED(CONFIG_HUGETLB_PAGE) || !s->hsize) {
-			if (pt_iter_descend(s))
-				return __PT_ITER_ENTRY;
-			if (table && s->pte_table && pt_iter_skip_none(s))
-				return pt_iter_finish(s);
-			if (table && s->pte_table && pt_iter_table_inline(s))
-				return __PT_ITER_TABLE;
-			continue;
-		}
-		if (pt_iter_hugetlb(s, NULL))
-			return __PT_ITER_ENTRY;
-		/*
-		 * A hugetlb hole is stepped over one huge page at a time (a
-		 * large sparse VMA of 64K pages is many steps), with only
-		 * the sleeping hugetlb VMA lock held.
-		 */
-		cond_resched();
-	}
-
-	if (pt_iter_hole_pending(s)) {
-		/* The hole began before this table: report it unlocked. */
-		pt_iter_drop_table(s);
-		pt_iter_report_hole(s, s->range_end);
-		return __PT_ITER_ENTRY;
-	}
-
-	__pt_iter_end(s);
-	return __PT_ITER_END;
-}
-
-/*
- * __pt_iter_next() but for the step from leaf to leaf: every other step,
- * and where the inline step picks up in the PTE table it maps.
- */
-static noinline int pt_iter_next_table(struct pt_iter_state *s, bool table)
-{
-	int ret;
-
-	/* Until a leaf that the inline leaf step can go on from. */
-	s->leaf_end = 0;
-	ret = pt_iter_step(s, table);
-	if (ret == __PT_ITER_ENTRY && s->cur._fast_end)
-		s->cur._nextp = s->pte_table + pte_index(s->cur._next);
-	return ret;
-}
-
-/*
- * The step from the end of a PTE table to the next PTE table of the same
- * PMD table, the usual step of a walk of small pages: what pt_iter_step()
- * would do, without its tests for leaves, hugetlb and pending holes, which
- * the caller has made.  Anything but a PTE table that the inline step can
- * read is left to pt_iter_next_table(), which goes on from where this
- * stopped.
- */
-static noinline int pt_iter_next_pte_table(struct pt_iter_state *s)
-{
-	unsigned long next = s->cur._next;
-	pmd_t *pmdp = pmd_offset(s->pudp, next);
-	spinlock_t *ptl;	/* the PTE table's lock */
-	pte_t *ptep;
-	pmd_t pmd;
-
-	pt_iter_drop_table(s);
-	cond_resched();
-	/*
-	 * The next PTE table, mapped here as pt_iter_pmd() would, without
-	 * its frame, which is that of PMD leaves; anything else is for it.
-	 */
-	pmd = pmdp_get_lockless(pmdp);
-	if (likely(pmd_present(pmd) && !pmd_leaf(pmd))) {
-		ptep = pte_offset_map_lock(s->vma->vm_mm, pmdp, next, &ptl);
-		if (likely(ptep)) {
-			pt_iter_set_table(s, ptep, ptl);
-			if (pt_iter_table_inline(s))
-				return __PT_ITER_TABLE;
-			return pt_iter_next_table(s, true);
-		}
-	}
-	if (!pt_iter_pmd(s, pmdp)) {
-		if (s->pte_table && pt_iter_table_inline(s))
-			return __PT_ITER_TABLE;
-		return pt_iter_next_table(s, true);
-	}
-	/* A PMD leaf (no hole was pending: this one would be pending). */
-	return __PT_ITER_ENTRY;
-}
-
-/*
- * The last step of a walk that has no hole left to report: out of line,
- * as a tail call (pt_iter_finish(), or pt_iter_finish_next() for
- * __pt_iter_next()).  After a leaf, the cond_resched() of pt_iter_step():
- * a walk of a VMA that is one THP reschedules as smaps_pte_range() did.
- */
-static __always_inline void pt_iter_release(struct pt_iter_state *s)
-{
-	spinlock_t *ptl = s->cur.ptl;
-	bool leaf = ptl && ptl != s->pte_ptl;
-
-	/*
-	 * Only the locks are let go: once the walk has ended, the caller's
-	 * iterator no longer points to its state, which nothing reads again
-	 * (pt_iter_start() sets it up anew for another walk).  So every caller
-	 * returns the end of the walk: unlike __pt_iter_end(), this leaves
-	 * the state saying what was held.
-	 */
-	if (leaf) {
-		pt_iter_unkeep(ptl);
-		spin_unlock(ptl);
-	}
-	if (s->pte_table) {
-		pt_iter_unkeep(s->pte_ptl);
-		pt_iter_unkeep(RCU);
-		pte_unmap_unlock(s->pte_table, s->pte_ptl);
-	}
-	if (s->walk_locked)
-		hugetlb_vma_unlock_read(s->vma);
-	if (leaf && (!s->hsize || need_resched()))
-		cond_resched();
-}
-
-static noinline int pt_iter_finish(struct pt_iter_state *s)
-{
-	pt_iter_release(s);
-	return __PT_ITER_END;
-}
-
-static noinline bool pt_iter_finish_next(struct pt_iter_state *s)
-{
-	pt_iter_release(s);
-	return false;
-}
-
-/* The two slow paths below, which differ only in @table. */
-static __always_inline int pt_iter_slow(struct pt_iter_state *s,
-					unsigned long next, bool table)
-{
-	/*
-	 * The end of a walk of a few pages costs no descent's frame (and
-	 * there is no leaf to step to at the end of the range).
-	 */
-	if (next >= s->range_end && !pt_iter_hole_pending(s))
-		return pt_iter_finish(s);
-	s->cur._next = next;
-	/*
-	 * From a PTE table the inline step has read to its end (the last
-	 * entry was not a leaf, which is never found with a table mapped).
-	 */
-	if (table && s->pte_table && next == s->table_end &&
-	    next < s->pud_end && !pt_iter_hole_pending(s))
-		return pt_iter_next_pte_table(s);
-	/* In the frame of a leaf function: the rest is out of line. */
-	if (pt_iter_leaf_next(s))
-		return __PT_ITER_ENTRY;
-	return pt_iter_next_table(s, table);
-}
-
-/* The rest of __pt_iter_next(), which is left with no frame of its own. */
-static noinline bool pt_iter_next_step(struct pt_iter_state *s,
-				       unsigned long next)
-{
-	return pt_iter_slow(s, next, false) == __PT_ITER_ENTRY;
-}
-
-/*
- * The present PTE @pte at @next of the locked table, read by the inline step
- * and left to __pt_iter_next(): out of line, so that the other steps of
- * the slow path, the end of a walk among them, keep their small frame.
- */
-
-static noinline bool pt_iter_given_pte(struct pt_iter_state *s,
-				       unsigned long next, pte_t pte)
-{
-	pte_t *ptep;
-
-	VM_WARN_ON_ONCE(!s->pte_table || next >= s->table_end);
-	ptep = s->pte_table + pte_index(next);
-	s->cur._next = next;
-	/* Not wanted: on to the PTE after it, as pt_iter_scan_table() goes. */
-	if (!pt_iter_present_pte(s, ptep, pte))
-		return pt_iter_next_step(s, next + PAGE_SIZE);
-	pt_iter_pte_entry(s, ptep, pte);
-	s->cur._nextp = ptep + pt_iter_nr_pages(&s->cur);
-	return true;
+	pt_iter_release(it);
+	VM_WARN_ON_ONCE(!PAGE_ALIGNED(resume) || resume < it->_start ||
+			resume > it->_end);
+	it->_next = clamp(resume, it->_start, it->_end);
+	it->_pud_end = 0;
+	it->ptep = NULL;
 }
 
 /**
- * __pt_iter_next - the slow path of pt_iter_next()
- * @s: the walk's state.
- * @next: where the step starts (the inline step may have moved on).
- * @pte: the PTE at @next that the inline step has read from the locked
- *	table and leaves to this path, if it is present (a contpte block, a
- *	special PTE, a pfn without a memmap); anything else if not.
+ * pt_iter_attrs - the attributes of the current entry
+ * @it: the iterator, positioned on an entry.
  *
- * Drops the lock of the previous entry, moves to the next table or leaf
- * and describes its first entry in @s->cur, for pt_iter_next() to copy.
- * A present @pte is described from the value the inline step read, as
- * pt_iter_scan_table() would after reading it again: on arm64, reading a
- * PTE of a contpte block gathers the young and dirty bits of the block's
- * 16 PTEs.  Not for direct use.
+ * The write, young, dirty, soft-dirty and uffd-wp bits of a present entry
+ * (of a batch: a bit the walk ignores if any of its PTEs has it); the
+ * soft-dirty and uffd-wp bits of a swap-format entry (uffd-wp also of a
+ * uffd-wp marker); and %PT_ATTR_CONT, %PT_ATTR_HUGETLB,
+ * %PT_ATTR_SHARED_TABLE, %PT_ATTR_CLIPPED.
  *
- * Return: true with an entry, false at the end of the walk.
+ * Return: a mask of %PT_ATTR_* bits.
  */
-bool __pt_iter_next(struct pt_iter_state *s, unsigned long next, pte_t pte)
+unsigned int pt_iter_attrs(const struct pt_iter *it)
 {
-	/*
-	 * The inline step runs in a locked table with no hole pending (it
-	 * reports the holes of its table itself): a present @pte is the
-	 * entry at @next, unless the walk does not want it.
-	 */
-	if (next >= s->range_end && !pt_iter_hole_pending(s))
-		return pt_iter_finish_next(s);
-	if (pte_present(pte) && likely(!pt_iter_hole_pending(s)))
-		return pt_iter_given_pte(s, next, pte);
-	return pt_iter_next_step(s, next);
-}
+	unsigned int attrs = it->_attrs & ~__PT_ATTR_PTE;
 
-/**
- * __pt_iter_next_or_table - the slow path of pt_iter_next() at a table's end
- * @s: the walk's state.
- * @next: where the step starts.
- *
- * __pt_iter_next(), but when the step maps and locks a PTE table, and the
- * inline step can read it (no hole pending, folios wanted), it stops there
- * and sets the cursor of the inline step in @s->cur instead of decoding
- * the table's first entry: pt_iter_next() calls this one when its cursor
- * has reached the end of a table, not when it gives up on an entry it
- * does not decode.  Not for direct use.
- *
- * Return: %__PT_ITER_ENTRY with an entry, %__PT_ITER_TABLE with a table,
- * %__PT_ITER_END at the end of the walk.
- */
-int __pt_iter_next_or_table(struct pt_iter_state *s, unsigned long next)
-{
-	return pt_iter_slow(s, next, true);
+	if (it->_attrs & __PT_ATTR_PTE)
+		attrs |= __pt_iter_pte_attrs(it->pte, PT_ATTR_WRITE |
+					     PT_ATTR_YOUNG | PT_ATTR_DIRTY |
+					     PT_ATTR_SOFT_DIRTY |
+					     PT_ATTR_UFFD_WP);
+	return attrs;
 }

@@ -192,11 +192,7 @@ static void pt_bench_iter(struct vm_area_struct *vma,
 			  PT_ITER_BATCH) {
 		unsigned long nr = pt_iter_nr_pages(&it);
 
-		/*
-		 * The entry's own fields first, as the fs/proc loops test
-		 * them: on the way from the inline step (a folio mapped by
-		 * PTEs) the compiler knows their outcome.
-		 */
+		/* The entry's own fields first, as the fs/proc loops test them. */
 		if (unlikely(pt_iter_has(&it, PT_ATTR_HUGETLB))) {
 			if (it.type != PT_ITER_FOLIO) {
 				pt_bench_other(st, &it, nr);
@@ -1859,9 +1855,7 @@ static int pt_bench_scan_vma(struct vm_area_struct *vma, unsigned long start,
 	 */
 	if (!(p->masks_of_interest & PAGE_IS_FILE))
 		flags |= PT_ITER_NO_PAGE;
-	/* The step from leaf to leaf inline, as pagemap_scan_walk() asks. */
-	return pt_bench_scan_loop(vma, start, end, p,
-				  flags | PT_ITER_INLINE_LEAVES);
+	return pt_bench_scan_loop(vma, start, end, p, flags);
 }
 
 /* What walk_page_range() with pagemap_scan_ops does, with pt_iter. */

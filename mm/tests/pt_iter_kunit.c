@@ -1026,7 +1026,6 @@ static void pt_iter_test_thp_pmd(struct kunit *test)
 	const struct pt_rec *r;
 	struct folio *folio;
 	struct pt_walk *w;
-	int f;
 
 	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
 		kunit_skip(test, "no THP");
@@ -1072,21 +1071,17 @@ static void pt_iter_test_thp_pmd(struct kunit *test)
 	pt_exp_attrs(test, r, 0, PT_TEST_MASK);
 
 	/*
-	 * The whole VMA: hole, THP, huge zero page, which the inline leaf
-	 * step must leave to the slow path.
+	 * The whole VMA: hole, THP, then the huge zero page, which the step
+	 * from leaf to leaf finds in the same PMD table.
 	 */
-	for (f = 0; f < 2; f++) {
-		w = pt_test_walk(test, a, a + 3 * PMD_SIZE,
-				 PT_ITER_HOLES | PT_ITER_BATCH |
-				 (f ? PT_ITER_INLINE_LEAVES : 0));
-		pt_exp_count(test, w, 3);
-		r = pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PMD, a, t);
-		KUNIT_EXPECT_NULL(test, r->ptl);
-		pt_exp(test, w, 1, PT_ITER_FOLIO, PT_ITER_PMD, t, z);
-		r = pt_exp(test, w, 2, PT_ITER_PFN, PT_ITER_PMD, z,
-			   z + PMD_SIZE);
-		KUNIT_EXPECT_TRUE(test, is_huge_zero_pmd(r->pmd));
-	}
+	w = pt_test_walk(test, a, a + 3 * PMD_SIZE,
+			 PT_ITER_HOLES | PT_ITER_BATCH);
+	pt_exp_count(test, w, 3);
+	r = pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PMD, a, t);
+	KUNIT_EXPECT_NULL(test, r->ptl);
+	pt_exp(test, w, 1, PT_ITER_FOLIO, PT_ITER_PMD, t, z);
+	r = pt_exp(test, w, 2, PT_ITER_PFN, PT_ITER_PMD, z, z + PMD_SIZE);
+	KUNIT_EXPECT_TRUE(test, is_huge_zero_pmd(r->pmd));
 }
 
 /*
@@ -1159,8 +1154,7 @@ static void pt_test_thp_run(struct kunit *test, unsigned long a,
 /*
  * 3a. Consecutive THPs of one PMD table, which the walk steps through
  * keeping the table's lock: each one whole but where the range clips it,
- * and the lock dropped for a reschedule when this CPU should do one.  In
- * the slow path, and in the caller's loop with PT_ITER_INLINE_LEAVES.
+ * and the lock dropped for a reschedule when this CPU should do one.
  */
 static void pt_iter_test_thp_run(struct kunit *test)
 {
@@ -1168,7 +1162,7 @@ static void pt_iter_test_thp_run(struct kunit *test)
 	unsigned long a = pt_test_anon(test, 3 * PMD_SIZE, 4 * PMD_SIZE,
 				       MADV_HUGEPAGE);
 	struct folio *folio[3];
-	int i, f;
+	int i;
 
 	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
 		kunit_skip(test, "no THP");
@@ -1176,8 +1170,89 @@ static void pt_iter_test_thp_run(struct kunit *test)
 		folio[i] = pt_test_thp(test, a + i * PMD_SIZE);
 	pt_test_madvise(test, a, 3 * PMD_SIZE, MADV_NOHUGEPAGE);
 
-	for (f = 0; f < 2; f++)
-		pt_test_thp_run(test, a, folio, f ? PT_ITER_INLINE_LEAVES : 0);
+	pt_test_thp_run(test, a, folio, 0);
+}
+
+/* A thread that takes a lock once, on another CPU. */
+struct pt_test_waiter {
+	spinlock_t *ptl;	/* the lock to take */
+	bool got;		/* it was taken */
+};
+
+static int pt_test_waiter_fn(void *data)
+{
+	struct pt_test_waiter *wt = data;
+
+	spin_lock(wt->ptl);
+	WRITE_ONCE(wt->got, true);
+	spin_unlock(wt->ptl);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/*
+ * 3b. Another CPU waits for the PMD table's lock while the walk holds it at
+ * the first of three THPs of the table: the walk lets it go before the next
+ * THP, as when it dropped the lock after each leaf.
+ */
+static void pt_iter_test_thp_contended(struct kunit *test)
+{
+	unsigned long a = pt_test_anon(test, 3 * PMD_SIZE, 4 * PMD_SIZE,
+				       MADV_HUGEPAGE);
+	struct mm_struct *mm = current->mm;
+	struct pt_test_waiter wt = {};
+	struct vm_area_struct *vma;
+	struct task_struct *t;
+	bool contended = false, got = false;
+	unsigned long timeout;
+	struct pt_iter it;
+	int i, n = 0, cpu;
+
+	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
+		kunit_skip(test, "no THP");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+	for (i = 0; i < 3; i++)
+		pt_test_thp(test, a + i * PMD_SIZE);
+	pt_test_madvise(test, a, 3 * PMD_SIZE, MADV_NOHUGEPAGE);
+
+	/* This task on one CPU, the waiter on another. */
+	migrate_disable();
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	t = kthread_create(pt_test_waiter_fn, &wt, "pt_iter_waiter");
+	if (IS_ERR(t)) {
+		migrate_enable();
+		KUNIT_FAIL(test, "no thread: %ld", PTR_ERR(t));
+		return;
+	}
+	get_task_struct(t);
+	kthread_bind(t, cpu);
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, a);
+	for_each_pt_entry(&it, vma, a, a + 3 * PMD_SIZE, 0) {
+		if (n++ == 0) {
+			wt.ptl = it.ptl;
+			wake_up_process(t);
+			timeout = jiffies + 5 * HZ;
+			while (!spin_is_contended(it.ptl) &&
+			       time_before(jiffies, timeout))
+				cpu_relax();
+			contended = spin_is_contended(it.ptl);
+		} else if (n == 2) {
+			got = READ_ONCE(wt.got);
+		}
+	}
+	mmap_read_unlock(mm);
+	kthread_stop(t);
+	put_task_struct(t);
+	migrate_enable();
+
+	KUNIT_EXPECT_EQ(test, n, 3);
+	KUNIT_ASSERT_TRUE_MSG(test, contended, "the waiter never waited");
+	KUNIT_EXPECT_TRUE_MSG(test, got,
+			      "the lock kept from leaf to leaf while contended");
 }
 
 /*
@@ -1407,6 +1482,20 @@ static void pt_iter_test_mthp(struct kunit *test)
 	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PTE, a, a + P(7));
 	pt_exp_page(test, r, folio, 0);
 	pt_exp(test, w, 1, PT_ITER_FOLIO, PT_ITER_PTE, a + P(8), a + P(nr));
+
+	/*
+	 * The first PTE made old too: a batch has a bit it may mix if any of
+	 * its PTEs has it, whichever comes first, as folio_pte_batch() says.
+	 */
+	KUNIT_ASSERT_TRUE(test, pt_test_modify_pte(test, a, pt_test_mkold));
+	w = pt_test_walk(test, a, a + P(nr),
+			 PT_ITER_BATCH | PT_ITER_IGNORE_YOUNG);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PTE, a, a + P(7));
+	KUNIT_EXPECT_TRUE(test, r->attrs & PT_ATTR_YOUNG);
+	w = pt_test_walk(test, a + P(3), a + P(4),
+			 PT_ITER_BATCH | PT_ITER_IGNORE_YOUNG);
+	r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PTE, a + P(3), a + P(4));
+	KUNIT_EXPECT_FALSE(test, r->attrs & PT_ATTR_YOUNG);
 }
 
 /*
@@ -1495,9 +1584,8 @@ static void pt_test_install(struct kunit *test, struct vm_area_struct *vma,
 }
 
 /*
- * A copy of an entry that came from the slow path (a migration entry) kept
- * beyond its step and its loop: its accessors read the copy, not the walk,
- * which has moved on and whose state is gone.
+ * A copy of an entry (a migration entry) kept beyond its step and its
+ * loop: its accessors read the copy, not the walk, which has moved on.
  */
 static void pt_test_copy_entry(struct kunit *test, struct vm_area_struct *vma,
 			       unsigned long a, unsigned long at,
@@ -2000,9 +2088,7 @@ static void pt_iter_test_hugetlb_run(struct kunit *test)
 			    PT_TEST_SD | (sz != PMD_SIZE ? PT_ATTR_CONT : 0);
 	unsigned long a, start, end, i;
 	const struct pt_rec *r;
-	unsigned int flags;
 	struct pt_walk *w;
-	int f;
 
 	if (sz < PMD_SIZE || sz >= PUD_SIZE)
 		kunit_skip(test, "not a PMD-level size");
@@ -2010,32 +2096,26 @@ static void pt_iter_test_hugetlb_run(struct kunit *test)
 	for (i = 0; i < nr; i++)
 		pt_test_write(test, a + i * sz, 1);
 
-	/* In the slow path, and in this loop with PT_ITER_INLINE_LEAVES. */
-	for (f = 0; f < 2; f++) {
-		flags = f ? PT_ITER_INLINE_LEAVES : 0;
-		w = pt_test_walk(test, a + P(1), a + (nr - 1) * sz + P(3),
-				 flags);
-		pt_exp_count(test, w, nr);
-		for (i = 0; i < nr && i < w->nr; i++) {
-			start = i ? a + i * sz : a + P(1);
-			end = i < nr - 1 ? a + (i + 1) * sz :
-					   a + i * sz + P(3);
-			r = pt_exp(test, w, i, PT_ITER_FOLIO,
-				   pt_test_size_level(sz), start, end);
-			pt_exp_attrs(test, r, want |
-				     (i == 0 || i == nr - 1 ?
-				      PT_ATTR_CLIPPED : 0), PT_TEST_MASK);
-			KUNIT_EXPECT_TRUE(test, r->folio &&
-					  folio_test_hugetlb(r->folio));
-			KUNIT_EXPECT_EQ(test, r->folio_nr, sz >> PAGE_SHIFT);
-			pt_exp_page(test, r, r->folio, i ? 0 : 1);
-			if (i)
-				KUNIT_EXPECT_PTR_NE(test, r->folio,
-						    w->rec[i - 1].folio);
-		}
-
-		pt_test_resched_between(test, a, a + nr * sz, flags, nr);
+	w = pt_test_walk(test, a + P(1), a + (nr - 1) * sz + P(3), 0);
+	pt_exp_count(test, w, nr);
+	for (i = 0; i < nr && i < w->nr; i++) {
+		start = i ? a + i * sz : a + P(1);
+		end = i < nr - 1 ? a + (i + 1) * sz : a + i * sz + P(3);
+		r = pt_exp(test, w, i, PT_ITER_FOLIO, pt_test_size_level(sz),
+			   start, end);
+		pt_exp_attrs(test, r, want |
+			     (i == 0 || i == nr - 1 ? PT_ATTR_CLIPPED : 0),
+			     PT_TEST_MASK);
+		KUNIT_EXPECT_TRUE(test, r->folio &&
+				  folio_test_hugetlb(r->folio));
+		KUNIT_EXPECT_EQ(test, r->folio_nr, sz >> PAGE_SHIFT);
+		pt_exp_page(test, r, r->folio, i ? 0 : 1);
+		if (i)
+			KUNIT_EXPECT_PTR_NE(test, r->folio,
+					    w->rec[i - 1].folio);
 	}
+
+	pt_test_resched_between(test, a, a + nr * sz, 0, nr);
 }
 
 /* The same for a PUD-sized page: slow, as faulting it clears 1G. */
@@ -2617,8 +2697,8 @@ static void pt_iter_test_pause(struct kunit *test)
 }
 
 /*
- * 14b. pt_iter_pause() after a hole of a PTE table that the inline step
- * reported with the table's lock, with PT_ITER_HOLES: resuming after it
+ * 14b. pt_iter_pause() after a hole of a PTE table, reported with the
+ * table's lock, with PT_ITER_HOLES: resuming after it
  * inside the table, exactly at the end of the table, and exactly at the
  * end of the walk (which then ends) sees what a walk without pauses sees.
  */
@@ -3051,7 +3131,7 @@ struct pt_ref {
 	/* The pt_iter walk being checked. */
 	unsigned int flags;
 	unsigned long next;	/* the first page no entry covered yet */
-	unsigned long entries[12];
+	unsigned long entries[20];
 	int nr_err;
 	struct pt_ref_err err[PT_REF_MAX_ERR];
 };
@@ -3365,6 +3445,10 @@ static pte_t pt_ref_norm(const struct pt_ref *ref, pte_t pte)
 		pte = pte_mkold(pte);
 	if (ref->flags & PT_ITER_IGNORE_DIRTY)
 		pte = pte_mkclean(pte);
+	if (ref->flags & PT_ITER_IGNORE_SOFT_DIRTY)
+		pte = pte_clear_soft_dirty(pte);
+	if (ref->flags & PT_ITER_IGNORE_UFFD_WP)
+		pte = pte_clear_uffd_wp(pte);
 	return pte;
 }
 
@@ -3411,8 +3495,12 @@ static void pt_ref_batch_end(struct pt_ref *ref, const struct pt_iter *it)
 static void pt_ref_entry(struct pt_ref *ref, const struct pt_iter *it)
 {
 	unsigned int full = PT_REF_ATTRS | (ref->hugetlb ? PT_ATTR_CONT : 0);
-	/* The ignored attributes of an entry are those of its first page. */
-	unsigned int mask = full & ~pt_test_ignored(ref->flags);
+	/*
+	 * Each page of an entry has its attributes but the ignored ones,
+	 * which the entry has if any of its pages has them.
+	 */
+	unsigned int ignored = full & pt_test_ignored(ref->flags);
+	unsigned int mask = full & ~ignored, any = 0;
 	unsigned long nr = pt_iter_nr_pages(it), pfn = pt_iter_pfn(it);
 	unsigned int attrs = pt_iter_attrs(it);
 	swp_entry_t swp = pt_iter_swp(it);
@@ -3420,7 +3508,6 @@ static void pt_ref_entry(struct pt_ref *ref, const struct pt_iter *it)
 	unsigned long i, at, lend;
 	struct page *page = NULL;
 	bool nopage, run;
-	unsigned int m;
 
 	if (it->addr < ref->next || it->addr >= it->end ||
 	    it->end > ref->end) {
@@ -3492,11 +3579,11 @@ static void pt_ref_entry(struct pt_ref *ref, const struct pt_iter *it)
 	for (i = 0; i < nr; i++) {
 		at = it->addr + P(i);
 		p = pt_ref_at(ref, at);
-		m = i ? mask : full;
+		any |= p->attrs & ignored;
 		if (p->type != it->type)
 			pt_ref_bad(ref, it->addr, it->end, at, "type", it->type,
 				   p->type);
-		else if ((attrs & m) != (p->attrs & m))
+		else if ((attrs & mask) != (p->attrs & mask))
 			pt_ref_bad(ref, it->addr, it->end, at, "attributes",
 				   attrs & full, p->attrs);
 		else if ((run && i) ? !pt_ref_continues(ref, p - 1, p) :
@@ -3518,6 +3605,10 @@ static void pt_ref_entry(struct pt_ref *ref, const struct pt_iter *it)
 			continue;
 		break;
 	}
+	if (i == nr && (attrs & ignored) != any)
+		pt_ref_bad(ref, it->addr, it->end, it->addr,
+			   "ignored attributes, not those of any page",
+			   attrs & ignored, any);
 	if (pt_ref_has_pfn(it->type) && it->type != PT_ITER_PFN && !nopage)
 		page = pfn_to_page(first->pfn);
 	if (it->page != page)
@@ -3555,10 +3646,25 @@ static const unsigned int pt_ref_flags[] = {
 	PT_ITER_NO_PAGE | PT_ITER_BATCH,
 	/* What a read-only PAGEMAP_SCAN asks. */
 	PT_ITER_NO_PAGE | PT_ITER_BATCH | PT_REF_LOOSE,
-	/* The step from leaf to leaf in the loop, as PAGEMAP_SCAN has it. */
-	PT_ITER_HOLES | PT_ITER_BATCH | PT_ITER_INLINE_LEAVES,
-	PT_ITER_NO_PAGE | PT_ITER_BATCH | PT_ITER_HOLES | PT_REF_LOOSE |
-	PT_ITER_INLINE_LEAVES,
+	PT_ITER_NO_PAGE | PT_ITER_BATCH | PT_ITER_HOLES | PT_REF_LOOSE,
+	/* What the walks of fs/proc/task_mmu.c ask. */
+	PT_ITER_BATCH | PT_ITER_IGNORE_WRITE | PT_ITER_IGNORE_SOFT_DIRTY |
+	PT_ITER_IGNORE_UFFD_WP | PT_ITER_WANT(PT_ITER_FOLIO) |
+	PT_ITER_WANT(PT_ITER_SWAP) | PT_ITER_WANT(PT_ITER_MIGRATION) |
+	PT_ITER_WANT(PT_ITER_DEVICE) | PT_ITER_WANT(PT_ITER_HWPOISON),
+	PT_ITER_HOLES | PT_ITER_BATCH | PT_ITER_IGNORE_WRITE |
+	PT_ITER_IGNORE_SOFT_DIRTY | PT_ITER_IGNORE_UFFD_WP |
+	PT_ITER_WANT(PT_ITER_FOLIO) | PT_ITER_WANT(PT_ITER_SWAP) |
+	PT_ITER_WANT(PT_ITER_MIGRATION) | PT_ITER_WANT(PT_ITER_DEVICE) |
+	PT_ITER_WANT(PT_ITER_HWPOISON),
+	PT_ITER_BATCH | PT_ITER_IGNORE_WRITE | PT_ITER_IGNORE_YOUNG |
+	PT_ITER_IGNORE_SOFT_DIRTY | PT_ITER_IGNORE_UFFD_WP |
+	PT_ITER_WANT(PT_ITER_FOLIO),
+	PT_ITER_BATCH | PT_REF_LOOSE | PT_ITER_IGNORE_SOFT_DIRTY |
+	PT_ITER_IGNORE_UFFD_WP | PT_ITER_WANT_PRESENT,
+	PT_ITER_BATCH | PT_ITER_NO_PAGE | PT_REF_LOOSE |
+	PT_ITER_IGNORE_SOFT_DIRTY | PT_ITER_IGNORE_UFFD_WP,
+	PT_ITER_HOLES | PT_ITER_BATCH | PT_REF_LOOSE,
 	/*
 	 * Some types only: no folios (the inline step, which decodes only
 	 * folios, must not run), and folios and swap entries with holes.
@@ -3622,18 +3728,17 @@ static void pt_ref_compare(struct pt_ref *ref, struct vm_area_struct *vma)
 
 static void pt_ref_report(struct kunit *test, const struct pt_ref *ref)
 {
-	int i;
+	char counts[20 * 8] = "";
+	int i, n = 0;
 
 	KUNIT_EXPECT_EQ(test, ref->walk_ret, 0);
 	KUNIT_EXPECT_EQ_MSG(test, ref->unseen, 0UL,
 			    "pages the reference walk did not visit");
-	kunit_info(test,
-		   "[%#lx, %#lx): %lu pages; entries %lu/%lu/%lu/%lu/%lu/%lu/%lu/%lu/%lu/%lu/%lu/%lu",
-		   ref->start, ref->end, (ref->end - ref->start) >> PAGE_SHIFT,
-		   ref->entries[0], ref->entries[1], ref->entries[2],
-		   ref->entries[3], ref->entries[4], ref->entries[5],
-		   ref->entries[6], ref->entries[7], ref->entries[8],
-		   ref->entries[9], ref->entries[10], ref->entries[11]);
+	for (i = 0; i < ARRAY_SIZE(pt_ref_flags); i++)
+		n += scnprintf(counts + n, sizeof(counts) - n, "%s%lu",
+			       i ? "/" : "", ref->entries[i]);
+	kunit_info(test, "[%#lx, %#lx): %lu pages; entries %s", ref->start,
+		   ref->end, (ref->end - ref->start) >> PAGE_SHIFT, counts);
 	for (i = 0; i < min(ref->nr_err, PT_REF_MAX_ERR); i++) {
 		const struct pt_ref_err *e = &ref->err[i];
 
@@ -3787,10 +3892,9 @@ static void pt_ref_anon(struct kunit *test, unsigned int unused)
 
 /*
  * Runs of 1 to 9 empty PTEs between small pages, pages at and near the
- * ends of a PTE table, and walks that begin or end inside each run: the
- * empty PTEs are counted four at a time (__pt_iter_none_run()) by the
- * inline step, by its hole and by the first scan of a table, whose bounds
- * (the walk's end, the table's end, the next present PTE) this covers.
+ * ends of a PTE table, and walks that begin or end inside each run, with
+ * and without holes: the bounds of a run of empty PTEs (the walk's end,
+ * the table's end, the next present PTE) are all covered.
  */
 static void pt_ref_empty_runs(struct kunit *test, unsigned int unused)
 {
@@ -4506,6 +4610,7 @@ static struct kunit_case pt_iter_test_cases[] = {
 	KUNIT_CASE(pt_iter_test_pte_attrs),
 	KUNIT_CASE(pt_iter_test_thp_pmd),
 	KUNIT_CASE(pt_iter_test_thp_run),
+	KUNIT_CASE(pt_iter_test_thp_contended),
 	KUNIT_CASE(pt_iter_test_thp_pte_mapped),
 	KUNIT_CASE(pt_iter_test_thp_vma_split),
 	KUNIT_CASE(pt_iter_test_mthp),
