@@ -174,30 +174,6 @@ static bool pt_iter_set_swp(struct pt_iter *it, enum pt_iter_level level,
 	return true;
 }
 
-/*
- * Describe the present leaf of @size at @start, of first page @page (NULL
- * if it maps none) and pfn @pfn, found at the cursor, if the walk wants it.
- */
-static bool pt_iter_set_present(struct pt_iter *it, enum pt_iter_level level,
-				unsigned long start, unsigned long size,
-				struct page *page, unsigned long pfn)
-{
-	unsigned long idx = (it->_next - start) >> PAGE_SHIFT;
-
-	if (!pt_iter_wants(it, page ? PT_ITER_FOLIO : PT_ITER_PFN))
-		return false;
-	pt_iter_set_leaf(it, page ? PT_ITER_FOLIO : PT_ITER_PFN, level, start,
-			 size);
-	it->_pfn = pfn + idx;
-	if (page && !(it->_flags & PT_ITER_NO_PAGE)) {
-		/* A leaf maps its folio whole: @page is the folio's head. */
-		it->folio = page_folio(page);
-		VM_WARN_ON_ONCE(&it->folio->page != page);
-		it->page = nth_page(page, idx);
-	}
-	return true;
-}
-
 /* The level of a hugetlb page of @size (a folded level's is the lowest). */
 static enum pt_iter_level pt_iter_size_level(unsigned long size)
 {
@@ -291,8 +267,8 @@ static bool pt_iter_pte_alike(pte_t a, unsigned long pa, pte_t b,
 
 /**
  * __pt_iter_pte_batch - how many PTEs the present entry of @it covers
- * @it: the iterator, at the first PTE of the entry (addr, pte, ptep,
- *	folio and page set), its table locked.
+ * @it: the iterator, at the first PTE of the entry (its type, addr, pte,
+ *	ptep, pfn, folio and page set), its table locked.
  *
  * For a walk with %PT_ITER_BATCH, counts the PTEs from @it->ptep on that
  * map the next pages of @it->folio (or, without a folio, any normal pages)
@@ -365,13 +341,16 @@ static bool pt_iter_scan_table(struct pt_iter *it)
 
 	for (; addr < end; addr += PAGE_SIZE, ptep++) {
 		pte = ptep_get(ptep);
-		if (pte_none(pte)) {
-			/* A hole of a higher level ends here. */
-			if (!pt_iter_hole_pending(it) || it->_hole_locked) {
-				it->_next = addr;
-				pt_iter_hole(it, addr + PAGE_SIZE, PT_ITER_PTE);
-				continue;
-			}
+		/*
+		 * An empty PTE starts or continues a hole of this table (no
+		 * other hole is pending: pt_iter_hole() reports none), or
+		 * ends a pending hole of a higher level, below.
+		 */
+		if (pte_none(pte) &&
+		    (!pt_iter_hole_pending(it) || it->_hole_locked)) {
+			it->_next = addr;
+			pt_iter_hole(it, addr + PAGE_SIZE, PT_ITER_PTE);
+			continue;
 		}
 		it->_next = addr;
 		if (pt_iter_hole_pending(it)) {
@@ -423,6 +402,28 @@ static bool pt_iter_scan_table(struct pt_iter *it)
 
 #ifdef CONFIG_PGTABLE_HAS_HUGE_LEAVES
 /*
+ * Describe the present leaf of @size at @start, of first page @page (NULL
+ * if it maps none) and pfn @pfn, found at the cursor, if the walk wants it.
+ */
+static bool pt_iter_set_present(struct pt_iter *it, enum pt_iter_level level,
+				unsigned long start, unsigned long size,
+				struct page *page, unsigned long pfn)
+{
+	unsigned long idx = (it->_next - start) >> PAGE_SHIFT;
+
+	if (!pt_iter_wants(it, page ? PT_ITER_FOLIO : PT_ITER_PFN))
+		return false;
+	pt_iter_set_leaf(it, page ? PT_ITER_FOLIO : PT_ITER_PFN, level, start,
+			 size);
+	it->_pfn = pfn + idx;
+	if (page && !(it->_flags & PT_ITER_NO_PAGE)) {
+		it->page = nth_page(page, idx);
+		it->folio = page_folio(it->page);
+	}
+	return true;
+}
+
+/*
  * Describe the PUD leaf (@present) or swap-format PUD @pud at @start,
  * found at the cursor: a PUD-mapped THP or pfn mapping, or a PUD-sized
  * hugetlb page.
@@ -442,7 +443,6 @@ static bool pt_iter_set_pud(struct pt_iter *it, pud_t pud,
 		it->pud = pud;
 		return true;
 	}
-	/* Decoded once: some architectures read a system register. */
 	pfn = pud_pfn(pud);
 	/* A hugetlb page is a normal page, mapped from its first page. */
 	if (it->_hsize)
@@ -721,14 +721,16 @@ again:
 	ptep = pte_offset_map_lock(it->_vma->vm_mm, pmdp, addr, &ptl);
 	if (!ptep) {
 		/*
-		 * The PMD changed under us: look again.  Unchanged, it is
-		 * one that pmd_leaf() and pte_offset_map() disagree about:
-		 * skip it rather than loop.
+		 * The PMD changed under us: look again, unless it is a leaf
+		 * that pmd_leaf() does not know, which pte_offset_map()
+		 * refuses as a table: report it as a hole rather than loop.
 		 */
-		if (!WARN_ON_ONCE(pmd_same(pmd, pmdp_get_lockless(pmdp))))
-			goto again;
-		it->_next = pmd_addr_end(addr, it->_pud_end);
-		return false;
+		pmd = pmdp_get_lockless(pmdp);
+		if (WARN_ON_ONCE(pmd_present(pmd) && !pmd_leaf(pmd) &&
+				 (pmd_trans_huge(pmd) || pmd_devmap(pmd))))
+			return pt_iter_hole(it, pmd_addr_end(addr, it->_pud_end),
+					    PT_ITER_PMD);
+		goto again;
 	}
 	pt_iter_keep(ptl);
 	it->_table = ptep - pte_index(addr);
@@ -812,6 +814,8 @@ static bool pt_iter_next_leaf(struct pt_iter *it)
 		return true;
 	}
 	ptep = (pte_t *)((pmd_t *)it->ptep + (size >> PMD_SHIFT));
+	VM_WARN_ON_ONCE(it->ptl != huge_pte_lockptr(hstate_vma(it->_vma), mm,
+						    ptep));
 	pte = huge_ptep_get(mm, next, ptep);
 	if (!pte_present(pte))
 		return false;
@@ -819,12 +823,13 @@ static bool pt_iter_next_leaf(struct pt_iter *it)
 }
 
 /**
- * __pt_iter_find - the step of pt_iter_next() that is not inline
+ * __pt_iter_find - find and describe the entry at the cursor
  * @it: the iterator.
  *
- * Lets go of what the current entry held (but a PTE table whose entries
- * follow, or a PMD table's lock from leaf to leaf), finds the entry at the
- * cursor and describes it.  Not for direct use.
+ * The step of pt_iter_next() for all but the next present PTE of the
+ * locked table: lets go of what the current entry held (but a PTE table
+ * whose entries follow, or a PMD table's lock from leaf to leaf), finds
+ * the entry at the cursor and describes it.  Not for direct use.
  *
  * Return: true with an entry, false at the end of the walk.
  */
@@ -849,7 +854,7 @@ bool __pt_iter_find(struct pt_iter *it)
 				return true;
 			pt_iter_unmap_table(it);
 			cond_resched();
-		} else if (!it->_hsize) {
+		} else if (!IS_ENABLED(CONFIG_HUGETLB_PAGE) || !it->_hsize) {
 			if (pt_iter_descend(it))
 				return true;
 		} else {
@@ -964,7 +969,6 @@ void pt_iter_pause(struct pt_iter *it, unsigned long resume)
 			resume > it->_end);
 	it->_next = clamp(resume, it->_start, it->_end);
 	it->_pud_end = 0;
-	it->ptep = NULL;
 }
 
 /**

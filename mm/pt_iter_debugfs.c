@@ -33,6 +33,7 @@
 #include <linux/seq_buf.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/swap.h>
 #include <linux/swapops.h>
 #include <linux/uaccess.h>
 

@@ -16,7 +16,6 @@
 #include <linux/cleanup.h>
 #include <linux/mm.h>
 #include <linux/pgtable.h>
-#include <linux/swap.h>
 
 /**
  * enum pt_iter_type - what an entry maps
@@ -129,8 +128,8 @@ enum pt_iter_level {
  * @ptep: pointer to the first PTE, or to a hugetlb entry of any size.
  * @pmdp: pointer to a PMD leaf.
  * @pudp: pointer to a PUD leaf.
- * @ptl: the page-table lock held for the entry, or NULL (a hole but one of
- *	a PTE table, whose lock is held).
+ * @ptl: the page-table lock held for the entry; NULL for a hole of missing
+ *	tables (a hole of empty PTEs comes with its table's lock).
  *
  * Lives on the caller's stack for one walk.  The fields after @ptl are
  * private: use the accessors.
@@ -274,8 +273,9 @@ static inline bool pt_iter_next(struct pt_iter *it)
  * @it: the iterator, positioned on an entry.
  * @mask: %PT_ATTR_* bits.
  *
- * Return: true if pt_iter_attrs() has a bit of @mask; with a constant
- * @mask only those bits are decoded.
+ * Decodes only the bits of @mask.
+ *
+ * Return: true if pt_iter_attrs() has a bit of @mask.
  */
 static __always_inline bool pt_iter_has(const struct pt_iter *it,
 					unsigned int mask)
