@@ -285,7 +285,7 @@ unsigned int __pt_iter_pte_batch(struct pt_iter *it)
 	unsigned int ignore = it->_flags & PT_ITER_IGNORE_MASK;
 	unsigned long max_nr = (it->_table_end - it->addr) >> PAGE_SHIFT;
 	unsigned long size = pte_leaf_size(it->pte);
-	unsigned long first = it->_pfn;
+	unsigned long first = pte_pfn(it->pte), pfn = first;
 	pte_t norm, expected, cur, raw;
 	unsigned int nr = 1, hint;
 
@@ -299,19 +299,25 @@ unsigned int __pt_iter_pte_batch(struct pt_iter *it)
 		expected = pte_advance_pfn(norm, nr);
 		while (nr < max_nr) {
 			raw = ptep_get(it->ptep + nr);
-			if (!pte_present(raw))
-				break;
-			cur = pt_iter_pte_norm(raw, ignore);
-			/* A run of any normal pages may jump from pfn to pfn. */
-			if (!it->folio &&
-			    (!pt_iter_pte_alike(norm, first, cur, pte_pfn(raw)) ||
-			     !vm_normal_page(it->_vma, it->addr + nr * PAGE_SIZE,
-					     raw)))
-				break;
-			if (it->folio && !pte_same(cur, expected))
-				break;
-			it->_attrs |= __pt_iter_pte_attrs(raw, ignore >> 2);
+			cur = ignore ? pt_iter_pte_norm(raw, ignore) : raw;
 			hint = pte_batch_hint(it->ptep + nr, raw);
+			if (!pte_same(cur, expected)) {
+				/*
+				 * A run of any normal pages goes on at another
+				 * pfn, if that is a normal page's.
+				 */
+				if (it->folio || !pte_present(raw))
+					break;
+				pfn = pte_pfn(raw);
+				if (!pt_iter_pte_alike(norm, first, cur, pfn) ||
+				    !vm_normal_page(it->_vma,
+						    it->addr + nr * PAGE_SIZE,
+						    raw))
+					break;
+			}
+			if (ignore)
+				it->_attrs |= __pt_iter_pte_attrs(raw,
+								  ignore >> 2);
 			expected = pte_advance_pfn(cur, hint);
 			nr += hint;
 		}
@@ -342,14 +348,17 @@ static bool pt_iter_scan_table(struct pt_iter *it)
 	for (; addr < end; addr += PAGE_SIZE, ptep++) {
 		pte = ptep_get(ptep);
 		/*
-		 * An empty PTE starts or continues a hole of this table (no
-		 * other hole is pending: pt_iter_hole() reports none), or
+		 * An empty PTE starts or continues a hole of this table, or
 		 * ends a pending hole of a higher level, below.
 		 */
 		if (pte_none(pte) &&
 		    (!pt_iter_hole_pending(it) || it->_hole_locked)) {
-			it->_next = addr;
-			pt_iter_hole(it, addr + PAGE_SIZE, PT_ITER_PTE);
+			if ((it->_flags & PT_ITER_HOLES) &&
+			    !pt_iter_hole_pending(it)) {
+				it->_hole_start = addr;
+				it->_hole_level = PT_ITER_PTE;
+				it->_hole_locked = true;
+			}
 			continue;
 		}
 		it->_next = addr;
@@ -364,13 +373,13 @@ static bool pt_iter_scan_table(struct pt_iter *it)
 			if (page && pt_iter_wants(it, PT_ITER_FOLIO)) {
 				__pt_iter_pte(it, it->_flags, addr, ptep, pte,
 					      page);
+				it->ptl = it->_table_ptl;
 				return true;
 			}
 			if (page || !pt_iter_wants(it, PT_ITER_PFN))
 				continue;
 			pt_iter_set(it, PT_ITER_PFN, PT_ITER_PTE, addr,
 				    addr + PAGE_SIZE);
-			it->_pfn = pte_pfn(pte);
 			it->pte = pte;
 			it->ptep = ptep;
 			it->_attrs = __PT_ATTR_PTE;
@@ -551,7 +560,12 @@ static bool pt_iter_set_hugetlb(struct pt_iter *it, unsigned long start,
 					 pfn_to_page(pte_pfn(pte)),
 					 pte_pfn(pte)))
 			return false;
-		it->_attrs |= __PT_ATTR_PTE;
+		/* huge_pte_*() are the PTE helpers on huge_ptep_get()'s value. */
+		it->_attrs |= __pt_iter_pte_attrs(pte, PT_ATTR_WRITE |
+						  PT_ATTR_YOUNG |
+						  PT_ATTR_DIRTY |
+						  PT_ATTR_SOFT_DIRTY |
+						  PT_ATTR_UFFD_WP);
 	} else if (!pt_iter_set_swp(it, level, start, size,
 				    pte_to_swp_entry(pte),
 				    pte_swp_soft_dirty(pte),
@@ -888,26 +902,17 @@ static void pt_iter_assert_locked(struct vm_area_struct *vma)
 }
 
 /**
- * pt_iter_start - prepare a walk of a VMA range
- * @it: the iterator, on the caller's stack.
- * @vma: the VMA to walk.  The walk of a VMA of no mm (x86's vsyscall gate
- *	VMA, which /proc shows with a task's VMAs) is empty.
- * @start: first address, page aligned, within @vma.
- * @end: end of the walk, page aligned, at most @vma->vm_end.
- * @flags: %PT_ITER_HOLES to be told about holes, %PT_ITER_BATCH and
- *	%PT_ITER_IGNORE_* to batch PTEs, %PT_ITER_NO_PAGE if the pages of
- *	present entries are not needed, PT_ITER_WANT() of the types wanted.
+ * __pt_iter_start - set a walk up
+ * @it: the iterator.
+ * @vma: the VMA to walk.
+ * @start: first address.
+ * @end: end of the walk.
+ * @flags: the walk's flags.
  *
- * Takes no lock: the first pt_iter_next() does.  Usually called through
- * for_each_pt_entry().
- *
- * Context: the mmap lock (read or write) or the VMA lock of @vma is held
- * for the whole walk, and no spinlock; may sleep (between tables).
- * Return: @it.
+ * The out-of-line half of pt_iter_start(); not for direct use.
  */
-struct pt_iter *pt_iter_start(struct pt_iter *it, struct vm_area_struct *vma,
-			      unsigned long start, unsigned long end,
-			      unsigned int flags)
+void __pt_iter_start(struct pt_iter *it, struct vm_area_struct *vma,
+		     unsigned long start, unsigned long end, unsigned int flags)
 {
 	VM_WARN_ON_ONCE(!PAGE_ALIGNED(start) || !PAGE_ALIGNED(end));
 	VM_WARN_ON_ONCE(start < vma->vm_start || end > vma->vm_end);
@@ -931,7 +936,6 @@ struct pt_iter *pt_iter_start(struct pt_iter *it, struct vm_area_struct *vma,
 	if (is_vm_hugetlb_page(vma))
 		it->_hsize = huge_page_size(hstate_vma(vma));
 #endif
-	return it;
 }
 
 /**

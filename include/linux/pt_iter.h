@@ -175,9 +175,8 @@ struct pt_iter {
 	unsigned long _hsize;		/* hugetlb page size, or 0 */
 };
 
-struct pt_iter *pt_iter_start(struct pt_iter *it, struct vm_area_struct *vma,
-			      unsigned long start, unsigned long end,
-			      unsigned int flags);
+void __pt_iter_start(struct pt_iter *it, struct vm_area_struct *vma,
+		     unsigned long start, unsigned long end, unsigned int flags);
 void pt_iter_end(struct pt_iter *it);
 void pt_iter_pause(struct pt_iter *it, unsigned long resume);
 unsigned int pt_iter_attrs(const struct pt_iter *it);
@@ -213,8 +212,6 @@ static __always_inline void __pt_iter_pte(struct pt_iter *it,
 	it->level = PT_ITER_PTE;
 	it->pte = pte;
 	it->ptep = ptep;
-	it->ptl = it->_table_ptl;
-	it->_pfn = pte_pfn(pte);
 	it->_attrs = __PT_ATTR_PTE;
 	it->page = flags & PT_ITER_NO_PAGE ? NULL : page;
 	it->folio = flags & PT_ITER_NO_PAGE ? NULL : page_folio(page);
@@ -228,7 +225,8 @@ static __always_inline void __pt_iter_pte(struct pt_iter *it,
 
 /*
  * The step of a walk with @flags: a present PTE of the locked table that
- * maps a normal page is decoded here, anything else by __pt_iter_find().
+ * maps a normal page is decoded here (its lock is that of the entry
+ * before, the table's), anything else by __pt_iter_find().
  */
 static __always_inline bool __pt_iter_next(struct pt_iter *it,
 					   unsigned int flags)
@@ -250,6 +248,34 @@ static __always_inline bool __pt_iter_next(struct pt_iter *it,
 		return __pt_iter_find(it);
 	__pt_iter_pte(it, flags, addr, ptep, pte, page);
 	return true;
+}
+
+/**
+ * pt_iter_start - prepare a walk of a VMA range
+ * @it: the iterator, on the caller's stack.
+ * @vma: the VMA to walk.  The walk of a VMA of no mm (x86's vsyscall gate
+ *	VMA, which /proc shows with a task's VMAs) is empty.
+ * @start: first address, page aligned, within @vma.
+ * @end: end of the walk, page aligned, at most @vma->vm_end.
+ * @flags: %PT_ITER_HOLES to be told about holes, %PT_ITER_BATCH and
+ *	%PT_ITER_IGNORE_* to batch PTEs, %PT_ITER_NO_PAGE if the pages of
+ *	present entries are not needed, PT_ITER_WANT() of the types wanted.
+ *
+ * Takes no lock: the first pt_iter_next() does.  Usually called through
+ * for_each_pt_entry().
+ *
+ * Context: the mmap lock (read or write) or the VMA lock of @vma is held
+ * for the whole walk, and no spinlock; may sleep (between tables).
+ * Return: @it.
+ */
+static inline struct pt_iter *pt_iter_start(struct pt_iter *it,
+					    struct vm_area_struct *vma,
+					    unsigned long start,
+					    unsigned long end,
+					    unsigned int flags)
+{
+	__pt_iter_start(it, vma, start, end, flags);
+	return it;
 }
 
 /**
@@ -294,7 +320,7 @@ static __always_inline bool pt_iter_has(const struct pt_iter *it,
  */
 static inline unsigned long pt_iter_pfn(const struct pt_iter *it)
 {
-	return it->_pfn;
+	return it->_attrs & __PT_ATTR_PTE ? pte_pfn(it->pte) : it->_pfn;
 }
 
 /**
