@@ -359,6 +359,12 @@ static bool pt_iter_scan_table(struct pt_iter *it)
 				it->_hole_level = PT_ITER_PTE;
 				it->_hole_locked = true;
 			}
+			/* And the empty PTEs after it. */
+			while (addr + PAGE_SIZE < end &&
+			       pte_none(ptep_get(ptep + 1))) {
+				addr += PAGE_SIZE;
+				ptep++;
+			}
 			continue;
 		}
 		it->_next = addr;
