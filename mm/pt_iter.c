@@ -25,7 +25,7 @@
 
 #include "internal.h"
 
-/* w->hole_start when no hole is pending: never a page-aligned address. */
+/* it->_hole_start when no hole is pending: never a page-aligned address. */
 #define PT_ITER_NO_HOLE		1UL
 
 #define PT_ITER_IGNORE_MASK	(PT_ITER_IGNORE_WRITE | PT_ITER_IGNORE_YOUNG | \
@@ -48,23 +48,21 @@ static_assert(PT_ITER_IGNORE_WRITE >> 2 == PT_ATTR_WRITE &&
 #define pt_iter_keep(lock)	__release(lock)
 #define pt_iter_unkeep(lock)	__acquire(lock)
 
-static inline bool pt_iter_wants(const struct pt_iter_walk *w,
+static inline bool pt_iter_wants(const struct pt_iter *it,
 				 enum pt_iter_type type)
 {
-	return w->cur._flags & PT_ITER_WANT(type);
+	return it->_flags & PT_ITER_WANT(type);
 }
 
-static inline bool pt_iter_hole_pending(const struct pt_iter_walk *w)
+static inline bool pt_iter_hole_pending(const struct pt_iter *it)
 {
-	return w->hole_start != PT_ITER_NO_HOLE;
+	return it->_hole_start != PT_ITER_NO_HOLE;
 }
 
 /* Drop the lock of a leaf (PMD, PUD or hugetlb entry) returned last. */
-static void pt_iter_unlock_leaf(struct pt_iter_walk *w)
+static void pt_iter_unlock_leaf(struct pt_iter *it)
 {
-	struct pt_iter *it = &w->cur;
-
-	if (it->ptl && it->ptl != w->table_ptl) {
+	if (it->ptl && it->ptl != it->_table_ptl) {
 		pt_iter_unkeep(it->ptl);
 		spin_unlock(it->ptl);
 	}
@@ -72,43 +70,39 @@ static void pt_iter_unlock_leaf(struct pt_iter_walk *w)
 }
 
 /* Unlock and unmap the PTE table, if one is mapped. */
-static void pt_iter_unmap_table(struct pt_iter_walk *w)
+static void pt_iter_unmap_table(struct pt_iter *it)
 {
-	struct pt_iter *it = &w->cur;
-
 	if (!it->_table)
 		return;
-	if (it->ptl == w->table_ptl)
+	if (it->ptl == it->_table_ptl)
 		it->ptl = NULL;
 	/* The table's lock, and the RCU read lock that keeps it mapped. */
-	pt_iter_unkeep(w->table_ptl);
+	pt_iter_unkeep(it->_table_ptl);
 	pt_iter_unkeep(RCU);
-	pte_unmap_unlock(it->_table, w->table_ptl);
+	pte_unmap_unlock(it->_table, it->_table_ptl);
 	it->_table = NULL;
-	w->table_ptl = NULL;
+	it->_table_ptl = NULL;
 	it->_table_end = 0;
 	/* A hole that goes on past this table is reported unlocked. */
-	w->hole_locked = false;
+	it->_hole_locked = false;
 }
 
 /* Let go of every lock the walk holds. */
-static void pt_iter_release(struct pt_iter_walk *w)
+static void pt_iter_release(struct pt_iter *it)
 {
-	pt_iter_unlock_leaf(w);
-	pt_iter_unmap_table(w);
-	if (w->vma_locked) {
-		hugetlb_vma_unlock_read(w->vma);
-		w->vma_locked = false;
+	pt_iter_unlock_leaf(it);
+	pt_iter_unmap_table(it);
+	if (it->_vma_locked) {
+		hugetlb_vma_unlock_read(it->_vma);
+		it->_vma_locked = false;
 	}
 }
 
 /* Describe an entry: the fields every entry sets. */
-static void pt_iter_set(struct pt_iter_walk *w, enum pt_iter_type type,
+static void pt_iter_set(struct pt_iter *it, enum pt_iter_type type,
 			enum pt_iter_level level, unsigned long addr,
 			unsigned long end)
 {
-	struct pt_iter *it = &w->cur;
-
 	it->type = type;
 	it->level = level;
 	it->addr = addr;
@@ -124,14 +118,13 @@ static void pt_iter_set(struct pt_iter_walk *w, enum pt_iter_type type,
  * A leaf of @size at @leaf_start, found at the cursor: describe it as an
  * entry of @level clipped to the walk.
  */
-static void pt_iter_set_leaf(struct pt_iter_walk *w, enum pt_iter_type type,
+static void pt_iter_set_leaf(struct pt_iter *it, enum pt_iter_type type,
 			     enum pt_iter_level level,
 			     unsigned long leaf_start, unsigned long size)
 {
-	struct pt_iter *it = &w->cur;
-	unsigned long end = min(leaf_start + size, w->end);
+	unsigned long end = min(leaf_start + size, it->_end);
 
-	pt_iter_set(w, type, level, it->_next, end);
+	pt_iter_set(it, type, level, it->_next, end);
 	if (it->addr != leaf_start || end != leaf_start + size)
 		it->_attrs |= PT_ATTR_CLIPPED;
 }
@@ -158,16 +151,15 @@ static enum pt_iter_type pt_iter_swp_type(swp_entry_t swp)
  * cursor, if the walk wants its type.  @soft_dirty and @uffd_wp are its
  * bits.
  */
-static bool pt_iter_set_swp(struct pt_iter_walk *w, enum pt_iter_level level,
+static bool pt_iter_set_swp(struct pt_iter *it, enum pt_iter_level level,
 			    unsigned long start, unsigned long size,
 			    swp_entry_t swp, bool soft_dirty, bool uffd_wp)
 {
-	struct pt_iter *it = &w->cur;
 	enum pt_iter_type type = pt_iter_swp_type(swp);
 
-	if (type == PT_ITER_NONE || !pt_iter_wants(w, type))
+	if (type == PT_ITER_NONE || !pt_iter_wants(it, type))
 		return false;
-	pt_iter_set_leaf(w, type, level, start, size);
+	pt_iter_set_leaf(it, type, level, start, size);
 	it->_swp = swp;
 	if (soft_dirty)
 		it->_attrs |= PT_ATTR_SOFT_DIRTY;
@@ -207,20 +199,19 @@ static unsigned long pt_iter_pud_end(unsigned long addr, unsigned long end)
  * PTE table that is still locked comes with that lock held, any other one
  * with no lock held.
  */
-static bool pt_iter_report_hole(struct pt_iter_walk *w, unsigned long end)
+static bool pt_iter_report_hole(struct pt_iter *it, unsigned long end)
 {
-	struct pt_iter *it = &w->cur;
-	unsigned long start = w->hole_start;
+	unsigned long start = it->_hole_start;
 
-	pt_iter_set(w, PT_ITER_NONE, w->hole_level, start, end);
+	pt_iter_set(it, PT_ITER_NONE, it->_hole_level, start, end);
 	/* Empty hugetlb entries, not missing tables: see pt_iter_hugetlb(). */
-	if (w->hsize && w->hole_level == pt_iter_size_level(w->hsize))
+	if (it->_hsize && it->_hole_level == pt_iter_size_level(it->_hsize))
 		it->_attrs |= PT_ATTR_HUGETLB;
 	it->pte = __pte(0);
-	it->ptep = w->hole_locked ? it->_table + pte_index(start) : NULL;
-	it->ptl = w->hole_locked ? w->table_ptl : NULL;
-	w->hole_start = PT_ITER_NO_HOLE;
-	w->hole_locked = false;
+	it->ptep = it->_hole_locked ? it->_table + pte_index(start) : NULL;
+	it->ptl = it->_hole_locked ? it->_table_ptl : NULL;
+	it->_hole_start = PT_ITER_NO_HOLE;
+	it->_hole_locked = false;
 	return true;
 }
 
@@ -230,18 +221,16 @@ static bool pt_iter_report_hole(struct pt_iter_walk *w, unsigned long end)
  * hole of another level is reported instead (ending at the cursor), and
  * the next step comes back here.  Returns true with a hole reported.
  */
-static bool pt_iter_hole(struct pt_iter_walk *w, unsigned long next,
+static bool pt_iter_hole(struct pt_iter *it, unsigned long next,
 			 enum pt_iter_level level)
 {
-	struct pt_iter *it = &w->cur;
-
 	if (it->_flags & PT_ITER_HOLES) {
-		if (!pt_iter_hole_pending(w)) {
-			w->hole_start = it->_next;
-			w->hole_level = level;
-			w->hole_locked = level == PT_ITER_PTE && it->_table;
-		} else if (w->hole_level != level) {
-			return pt_iter_report_hole(w, it->_next);
+		if (!pt_iter_hole_pending(it)) {
+			it->_hole_start = it->_next;
+			it->_hole_level = level;
+			it->_hole_locked = level == PT_ITER_PTE && it->_table;
+		} else if (it->_hole_level != level) {
+			return pt_iter_report_hole(it, it->_next);
 		}
 	}
 	it->_next = next;
@@ -276,84 +265,70 @@ static bool pt_iter_pte_alike(pte_t a, unsigned long pa, pte_t b,
 	return pte_same(pte_advance_pfn(b, pa - pb), a);
 }
 
-/* The attributes of a contpte block's entry of @nr PTEs from @addr. */
-static unsigned int pt_iter_cont_attrs(struct pt_iter_walk *w,
-				       unsigned long addr, unsigned long nr,
-				       pte_t pte)
-{
-	unsigned long size = pte_leaf_size(pte);
-
-	if (size == PAGE_SIZE)
-		return 0;
-	/* The block extends beyond the walk: the entry is clipped. */
-	if (ALIGN_DOWN(addr, size) < w->start ||
-	    ALIGN(addr + nr * PAGE_SIZE, size) > w->end)
-		return PT_ATTR_CONT | PT_ATTR_CLIPPED;
-	return PT_ATTR_CONT;
-}
-
 /**
- * __pt_iter_pte_batch - how many PTEs a present entry covers
- * @w: the walk, with the PTE table of @ptep mapped and locked.
- * @ptep: the first PTE of the entry.
- * @pte: its value.
- * @addr: its address.
- * @folio: the folio of @page, or NULL in a walk with %PT_ITER_NO_PAGE.
- * @page: the page @pte maps, or NULL with %PT_ITER_NO_PAGE.
- * @attrs: the entry's attributes, to add to.
+ * __pt_iter_pte_batch - how many PTEs the present entry of @it covers
+ * @it: the iterator, at the first PTE of the entry (its type, addr, pte,
+ *	ptep, pfn, folio and page set), its table locked.
  *
- * For a walk with %PT_ITER_BATCH, counts the PTEs from @ptep on that map
- * the next pages of @folio (or, without a folio, any normal pages) with
- * the same bits but those the walk ignores, which are gathered in @attrs:
- * a batch has an ignored bit if any of its PTEs has it.  Within the PTE
- * table and the walk; pte_batch_hint() skips a contpte block at once.
+ * For a walk with %PT_ITER_BATCH, counts the PTEs from @it->ptep on that
+ * map the next pages of @it->folio (or, without a folio, any normal pages)
+ * with the same bits but those the walk ignores, which are gathered in
+ * @it: a batch has an ignored bit if any of its PTEs has it.  Within the
+ * PTE table and the walk; pte_batch_hint() skips a contpte block at once.
  * Marks a contpte block's entry %PT_ATTR_CONT (and %PT_ATTR_CLIPPED if the
  * block extends beyond the walk).  Not for direct use.
  *
  * Return: the number of PTEs, at least 1.
  */
-unsigned int __pt_iter_pte_batch(struct pt_iter_walk *w, pte_t *ptep,
-				 pte_t pte, unsigned long addr,
-				 struct folio *folio, struct page *page,
-				 unsigned int *attrs)
+unsigned int __pt_iter_pte_batch(struct pt_iter *it)
 {
-	unsigned int ignore = w->cur._flags & PT_ITER_IGNORE_MASK;
-	unsigned long max_nr = (w->cur._table_end - addr) >> PAGE_SHIFT;
-	unsigned long first = pte_pfn(pte);
+	unsigned int ignore = it->_flags & PT_ITER_IGNORE_MASK;
+	unsigned long max_nr = (it->_table_end - it->addr) >> PAGE_SHIFT;
+	unsigned long size = pte_leaf_size(it->pte);
+	unsigned long first = pte_pfn(it->pte), pfn = first;
 	pte_t norm, expected, cur, raw;
 	unsigned int nr = 1, hint;
 
-	if (w->cur._flags & PT_ITER_BATCH) {
-		if (folio)
+	if (it->_flags & PT_ITER_BATCH && it->type == PT_ITER_FOLIO) {
+		if (it->folio)
 			max_nr = min_t(unsigned long, max_nr,
-				       folio_nr_pages(folio) -
-				       folio_page_idx(folio, page));
-		norm = pt_iter_pte_norm(pte, ignore);
-		nr = pte_batch_hint(ptep, pte);
+				       folio_nr_pages(it->folio) -
+				       folio_page_idx(it->folio, it->page));
+		norm = pt_iter_pte_norm(it->pte, ignore);
+		nr = pte_batch_hint(it->ptep, it->pte);
 		expected = pte_advance_pfn(norm, nr);
 		while (nr < max_nr) {
-			raw = ptep_get(ptep + nr);
+			raw = ptep_get(it->ptep + nr);
 			cur = ignore ? pt_iter_pte_norm(raw, ignore) : raw;
-			hint = pte_batch_hint(ptep + nr, raw);
-			/*
-			 * A run of any normal pages (no folio) may go on at
-			 * another pfn, if that is a normal page's.
-			 */
-			if (!pte_same(cur, expected) &&
-			    (folio || !pte_present(raw) ||
-			     !pt_iter_pte_alike(norm, first, cur,
-						pte_pfn(raw)) ||
-			     !vm_normal_page(w->vma, addr + nr * PAGE_SIZE,
-					     raw)))
-				break;
+			hint = pte_batch_hint(it->ptep + nr, raw);
+			if (!pte_same(cur, expected)) {
+				/*
+				 * A run of any normal pages goes on at another
+				 * pfn, if that is a normal page's.
+				 */
+				if (it->folio || !pte_present(raw))
+					break;
+				pfn = pte_pfn(raw);
+				if (!pt_iter_pte_alike(norm, first, cur, pfn) ||
+				    !vm_normal_page(it->_vma,
+						    it->addr + nr * PAGE_SIZE,
+						    raw))
+					break;
+			}
 			if (ignore)
-				*attrs |= __pt_iter_pte_attrs(raw, ignore >> 2);
+				it->_attrs |= __pt_iter_pte_attrs(raw,
+								  ignore >> 2);
 			expected = pte_advance_pfn(cur, hint);
 			nr += hint;
 		}
 		nr = min_t(unsigned long, nr, max_nr);
 	}
-	*attrs |= pt_iter_cont_attrs(w, addr, nr, pte);
+	if (size > PAGE_SIZE) {
+		it->_attrs |= PT_ATTR_CONT;
+		if (ALIGN_DOWN(it->addr, size) < it->_start ||
+		    ALIGN(it->addr + nr * PAGE_SIZE, size) > it->_end)
+			it->_attrs |= PT_ATTR_CLIPPED;
+	}
 	return nr;
 }
 
@@ -362,9 +337,8 @@ unsigned int __pt_iter_pte_batch(struct pt_iter_walk *w, pte_t *ptep,
  * hole that ends there.  Returns false, with the cursor at the end of the
  * table, if the rest of the table holds nothing to report.
  */
-static bool pt_iter_scan_table(struct pt_iter_walk *w)
+static bool pt_iter_scan_table(struct pt_iter *it)
 {
-	struct pt_iter *it = &w->cur;
 	unsigned long addr = it->_next, end = it->_table_end;
 	pte_t *ptep = it->_table + pte_index(addr);
 	struct page *page;
@@ -378,12 +352,12 @@ static bool pt_iter_scan_table(struct pt_iter_walk *w)
 		 * ends a pending hole of a higher level, below.
 		 */
 		if (pte_none(pte) &&
-		    (!pt_iter_hole_pending(w) || w->hole_locked)) {
+		    (!pt_iter_hole_pending(it) || it->_hole_locked)) {
 			if ((it->_flags & PT_ITER_HOLES) &&
-			    !pt_iter_hole_pending(w)) {
-				w->hole_start = addr;
-				w->hole_level = PT_ITER_PTE;
-				w->hole_locked = true;
+			    !pt_iter_hole_pending(it)) {
+				it->_hole_start = addr;
+				it->_hole_level = PT_ITER_PTE;
+				it->_hole_locked = true;
 			}
 			/* And the empty PTEs after it. */
 			while (addr + PAGE_SIZE < end &&
@@ -394,28 +368,28 @@ static bool pt_iter_scan_table(struct pt_iter_walk *w)
 			continue;
 		}
 		it->_next = addr;
-		if (pt_iter_hole_pending(w)) {
+		if (pt_iter_hole_pending(it)) {
 			/* One that began outside this table is unlocked. */
-			if (!w->hole_locked)
-				pt_iter_unmap_table(w);
-			return pt_iter_report_hole(w, addr);
+			if (!it->_hole_locked)
+				pt_iter_unmap_table(it);
+			return pt_iter_report_hole(it, addr);
 		}
 		if (pte_present(pte)) {
-			page = vm_normal_page(w->vma, addr, pte);
-			if (page && pt_iter_wants(w, PT_ITER_FOLIO)) {
-				__pt_iter_pte(it, w, it->_flags, addr, ptep, pte,
+			page = vm_normal_page(it->_vma, addr, pte);
+			if (page && pt_iter_wants(it, PT_ITER_FOLIO)) {
+				__pt_iter_pte(it, it->_flags, addr, ptep, pte,
 					      page);
-				it->ptl = w->table_ptl;
+				it->ptl = it->_table_ptl;
 				return true;
 			}
-			if (page || !pt_iter_wants(w, PT_ITER_PFN))
+			if (page || !pt_iter_wants(it, PT_ITER_PFN))
 				continue;
-			pt_iter_set(w, PT_ITER_PFN, PT_ITER_PTE, addr,
+			pt_iter_set(it, PT_ITER_PFN, PT_ITER_PTE, addr,
 				    addr + PAGE_SIZE);
 			it->pte = pte;
 			it->ptep = ptep;
-			it->_attrs = __PT_ATTR_PTE |
-				     pt_iter_cont_attrs(w, addr, 1, pte);
+			it->_attrs = __PT_ATTR_PTE;
+			__pt_iter_pte_batch(it);
 		} else {
 			swp = pte_to_swp_entry(pte);
 			/*
@@ -424,20 +398,20 @@ static bool pt_iter_scan_table(struct pt_iter_walk *w)
 			 * CONFIG_PTE_MARKER_UFFD_WP, where anonymous memory
 			 * has uffd-wp all the same.
 			 */
-			if (!pt_iter_set_swp(w, PT_ITER_PTE, addr, PAGE_SIZE,
+			if (!pt_iter_set_swp(it, PT_ITER_PTE, addr, PAGE_SIZE,
 					     swp, pte_swp_soft_dirty(pte),
 					     pte_swp_uffd_wp(pte)))
 				continue;
 			it->pte = pte;
 			it->ptep = ptep;
 		}
-		it->ptl = w->table_ptl;
+		it->ptl = it->_table_ptl;
 		return true;
 	}
 	it->_next = end;
 	/* A hole of the table ends with it, and is reported with its lock. */
-	if (pt_iter_hole_pending(w) && w->hole_locked)
-		return pt_iter_report_hole(w, end);
+	if (pt_iter_hole_pending(it) && it->_hole_locked)
+		return pt_iter_report_hole(it, end);
 	return false;
 }
 
@@ -446,16 +420,15 @@ static bool pt_iter_scan_table(struct pt_iter_walk *w)
  * Describe the present leaf of @size at @start, of first page @page (NULL
  * if it maps none) and pfn @pfn, found at the cursor, if the walk wants it.
  */
-static bool pt_iter_set_present(struct pt_iter_walk *w, enum pt_iter_level level,
+static bool pt_iter_set_present(struct pt_iter *it, enum pt_iter_level level,
 				unsigned long start, unsigned long size,
 				struct page *page, unsigned long pfn)
 {
-	struct pt_iter *it = &w->cur;
 	unsigned long idx = (it->_next - start) >> PAGE_SHIFT;
 
-	if (!pt_iter_wants(w, page ? PT_ITER_FOLIO : PT_ITER_PFN))
+	if (!pt_iter_wants(it, page ? PT_ITER_FOLIO : PT_ITER_PFN))
 		return false;
-	pt_iter_set_leaf(w, page ? PT_ITER_FOLIO : PT_ITER_PFN, level, start,
+	pt_iter_set_leaf(it, page ? PT_ITER_FOLIO : PT_ITER_PFN, level, start,
 			 size);
 	it->_pfn = pfn + idx;
 	if (page && !(it->_flags & PT_ITER_NO_PAGE)) {
@@ -470,15 +443,14 @@ static bool pt_iter_set_present(struct pt_iter_walk *w, enum pt_iter_level level
  * found at the cursor: a PUD-mapped THP or pfn mapping, or a PUD-sized
  * hugetlb page.
  */
-static bool pt_iter_set_pud(struct pt_iter_walk *w, pud_t pud,
+static bool pt_iter_set_pud(struct pt_iter *it, pud_t pud,
 			    unsigned long start, bool present)
 {
-	struct pt_iter *it = &w->cur;
 	unsigned long pfn;
 	struct page *page;
 
 	if (!present) {
-		if (!pt_iter_set_swp(w, PT_ITER_PUD, start, PUD_SIZE,
+		if (!pt_iter_set_swp(it, PT_ITER_PUD, start, PUD_SIZE,
 				     pud_to_swp_entry(pud),
 				     pud_swp_soft_dirty(pud),
 				     pud_swp_uffd_wp(pud)))
@@ -488,11 +460,11 @@ static bool pt_iter_set_pud(struct pt_iter_walk *w, pud_t pud,
 	}
 	pfn = pud_pfn(pud);
 	/* A hugetlb page is a normal page, mapped from its first page. */
-	if (w->hsize)
+	if (it->_hsize)
 		page = pfn_to_page(pfn);
 	else
-		page = vm_normal_page_pud(w->vma, start, pud);
-	if (!pt_iter_set_present(w, PT_ITER_PUD, start, PUD_SIZE, page, pfn))
+		page = vm_normal_page_pud(it->_vma, start, pud);
+	if (!pt_iter_set_present(it, PT_ITER_PUD, start, PUD_SIZE, page, pfn))
 		return false;
 	if (pud_write(pud))
 		it->_attrs |= PT_ATTR_WRITE;
@@ -514,14 +486,13 @@ static bool pt_iter_set_pud(struct pt_iter_walk *w, pud_t pud,
  * it is a PROT_NONE leaf (32-bit ARM with LPAE clears the valid bit of a
  * PROT_NONE section), decoded as the present leaf it stands for.
  */
-static bool pt_iter_set_pmd(struct pt_iter_walk *w, pmd_t pmd)
+static bool pt_iter_set_pmd(struct pt_iter *it, pmd_t pmd)
 {
-	struct pt_iter *it = &w->cur;
 	unsigned long start = it->_next & PMD_MASK;
 	struct page *page;
 
 	if (!pmd_present(pmd) && thp_migration_supported()) {
-		if (!pt_iter_set_swp(w, PT_ITER_PMD, start, PMD_SIZE,
+		if (!pt_iter_set_swp(it, PT_ITER_PMD, start, PMD_SIZE,
 				     pmd_to_swp_entry(pmd),
 				     pmd_swp_soft_dirty(pmd),
 				     pmd_swp_uffd_wp(pmd)))
@@ -529,8 +500,8 @@ static bool pt_iter_set_pmd(struct pt_iter_walk *w, pmd_t pmd)
 		it->pmd = pmd;
 		return true;
 	}
-	page = vm_normal_page_pmd(w->vma, start, pmd);
-	if (!pt_iter_set_present(w, PT_ITER_PMD, start, PMD_SIZE, page,
+	page = vm_normal_page_pmd(it->_vma, start, pmd);
+	if (!pt_iter_set_present(it, PT_ITER_PMD, start, PMD_SIZE, page,
 				 pmd_pfn(pmd)))
 		return false;
 	if (pmd_write(pmd))
@@ -548,14 +519,14 @@ static bool pt_iter_set_pmd(struct pt_iter_walk *w, pmd_t pmd)
 }
 #else
 /* Without huge leaves (neither THP nor hugetlb) there are none. */
-static bool pt_iter_set_pud(struct pt_iter_walk *w, pud_t pud,
+static bool pt_iter_set_pud(struct pt_iter *it, pud_t pud,
 			    unsigned long start, bool present)
 {
 	VM_WARN_ON_ONCE(1);
 	return false;
 }
 
-static bool pt_iter_set_pmd(struct pt_iter_walk *w, pmd_t pmd)
+static bool pt_iter_set_pmd(struct pt_iter *it, pmd_t pmd)
 {
 	VM_WARN_ON_ONCE(1);
 	return false;
@@ -569,11 +540,10 @@ static bool pt_iter_set_pmd(struct pt_iter_walk *w, pmd_t pmd)
  * bits huge_pte_*() read with the PTE helpers.  The hstate size, not any
  * arch bit, tells the level and whether the leaf is a cont-PTE/PMD block.
  */
-static bool pt_iter_set_hugetlb(struct pt_iter_walk *w, unsigned long start,
+static bool pt_iter_set_hugetlb(struct pt_iter *it, unsigned long start,
 				pte_t *ptep, pte_t pte)
 {
-	struct pt_iter *it = &w->cur;
-	unsigned long size = w->hsize;
+	unsigned long size = it->_hsize;
 	enum pt_iter_level level = pt_iter_size_level(size);
 	pud_t pud;
 
@@ -586,13 +556,13 @@ static bool pt_iter_set_hugetlb(struct pt_iter_walk *w, unsigned long start,
 		 * ones that need hugetlb's own decoding, below.
 		 */
 		if (pte_present(pte) || is_swap_pud(pud)) {
-			if (!pt_iter_set_pud(w, pud, start, pte_present(pte)))
+			if (!pt_iter_set_pud(it, pud, start, pte_present(pte)))
 				return false;
 			goto found;
 		}
 	}
 	if (pte_present(pte)) {
-		if (!pt_iter_set_present(w, level, start, size,
+		if (!pt_iter_set_present(it, level, start, size,
 					 pfn_to_page(pte_pfn(pte)),
 					 pte_pfn(pte)))
 			return false;
@@ -602,7 +572,7 @@ static bool pt_iter_set_hugetlb(struct pt_iter_walk *w, unsigned long start,
 						  PT_ATTR_DIRTY |
 						  PT_ATTR_SOFT_DIRTY |
 						  PT_ATTR_UFFD_WP);
-	} else if (!pt_iter_set_swp(w, level, start, size,
+	} else if (!pt_iter_set_swp(it, level, start, size,
 				    pte_to_swp_entry(pte),
 				    pte_swp_soft_dirty(pte),
 				    pte_swp_uffd_wp_any(pte))) {
@@ -623,37 +593,36 @@ found:
  * The hugetlb entry at the cursor, found with hugetlb_walk() and read with
  * huge_ptep_get() under the lock that hugetlb uses for it.
  */
-static bool pt_iter_hugetlb(struct pt_iter_walk *w)
+static bool pt_iter_hugetlb(struct pt_iter *it)
 {
-	struct pt_iter *it = &w->cur;
-	struct hstate *h = hstate_vma(w->vma);
-	unsigned long size = w->hsize;
+	struct hstate *h = hstate_vma(it->_vma);
+	unsigned long size = it->_hsize;
 	unsigned long start = it->_next & ~(size - 1);
-	unsigned long next = min(start + size, w->end);
+	unsigned long next = min(start + size, it->_end);
 	enum pt_iter_level level = pt_iter_size_level(size);
-	struct mm_struct *mm = w->vma->vm_mm;
+	struct mm_struct *mm = it->_vma->vm_mm;
 	spinlock_t *ptl;	/* the entry's lock */
 	pte_t *ptep;
 	pte_t pte;
 
-	ptep = hugetlb_walk(w->vma, start, size);
+	ptep = hugetlb_walk(it->_vma, start, size);
 	/*
 	 * No table to hold the entry: a hole of the level above, not one of
 	 * empty hugetlb entries, which only exist in a table.
 	 */
 	if (!ptep)
-		return pt_iter_hole(w, next, level + 1);
+		return pt_iter_hole(it, next, level + 1);
 	ptl = huge_pte_lock(h, mm, ptep);
 	pte = huge_ptep_get(mm, start, ptep);
 	if (huge_pte_none(pte)) {
 		spin_unlock(ptl);
-		return pt_iter_hole(w, next, level);
+		return pt_iter_hole(it, next, level);
 	}
-	if (pt_iter_hole_pending(w)) {
+	if (pt_iter_hole_pending(it)) {
 		spin_unlock(ptl);
-		return pt_iter_report_hole(w, it->_next);
+		return pt_iter_report_hole(it, it->_next);
 	}
-	if (!pt_iter_set_hugetlb(w, start, ptep, pte)) {
+	if (!pt_iter_set_hugetlb(it, start, ptep, pte)) {
 		spin_unlock(ptl);
 		it->_next = next;
 		return false;
@@ -663,13 +632,13 @@ static bool pt_iter_hugetlb(struct pt_iter_walk *w)
 	return true;
 }
 #else
-static bool pt_iter_hugetlb(struct pt_iter_walk *w)
+static bool pt_iter_hugetlb(struct pt_iter *it)
 {
 	BUILD_BUG();
 	return false;
 }
 
-static bool pt_iter_set_hugetlb(struct pt_iter_walk *w, unsigned long start,
+static bool pt_iter_set_hugetlb(struct pt_iter *it, unsigned long start,
 				pte_t *ptep, pte_t pte)
 {
 	return false;
@@ -680,24 +649,23 @@ static bool pt_iter_set_hugetlb(struct pt_iter_walk *w, unsigned long start,
  * A PUD that is a leaf or not present.  Returns 1 with the entry reported,
  * 0 if the walk moved on past it, -EAGAIN if it turned out to be a table.
  */
-static int pt_iter_pud_leaf(struct pt_iter_walk *w, pud_t *pudp)
+static int pt_iter_pud_leaf(struct pt_iter *it, pud_t *pudp)
 {
-	struct pt_iter *it = &w->cur;
-	unsigned long next = pt_iter_pud_end(it->_next, w->end);
-	spinlock_t *ptl = pud_lock(w->vma->vm_mm, pudp);
+	unsigned long next = pt_iter_pud_end(it->_next, it->_end);
+	spinlock_t *ptl = pud_lock(it->_vma->vm_mm, pudp);
 	pud_t pud = pudp_get(pudp);
 
 	if (pud_none(pud)) {
 		spin_unlock(ptl);
-		return pt_iter_hole(w, next, PT_ITER_PUD);
+		return pt_iter_hole(it, next, PT_ITER_PUD);
 	}
 	if (pud_present(pud) && !pud_leaf(pud)) {
 		spin_unlock(ptl);
 		return -EAGAIN;
 	}
-	if (pt_iter_hole_pending(w)) {
+	if (pt_iter_hole_pending(it)) {
 		spin_unlock(ptl);
-		return pt_iter_report_hole(w, it->_next);
+		return pt_iter_report_hole(it, it->_next);
 	}
 	/*
 	 * Only hugetlb, which does not come here, has swap-format PUDs.  But
@@ -706,7 +674,7 @@ static int pt_iter_pud_leaf(struct pt_iter_walk *w, pud_t *pudp)
 	 */
 	if (WARN_ON_ONCE(!pud_present(pud) && !pud_devmap(pud) &&
 			 !pud_trans_huge(pud)) ||
-	    !pt_iter_set_pud(w, pud, it->_next & PUD_MASK, true)) {
+	    !pt_iter_set_pud(it, pud, it->_next & PUD_MASK, true)) {
 		spin_unlock(ptl);
 		it->_next = next;
 		return 0;
@@ -718,26 +686,25 @@ static int pt_iter_pud_leaf(struct pt_iter_walk *w, pud_t *pudp)
 }
 
 /* A PMD that is a leaf or not present: as pt_iter_pud_leaf(). */
-static int pt_iter_pmd_leaf(struct pt_iter_walk *w, pmd_t *pmdp)
+static int pt_iter_pmd_leaf(struct pt_iter *it, pmd_t *pmdp)
 {
-	struct pt_iter *it = &w->cur;
-	unsigned long next = pmd_addr_end(it->_next, w->pud_end);
-	spinlock_t *ptl = pmd_lock(w->vma->vm_mm, pmdp);
+	unsigned long next = pmd_addr_end(it->_next, it->_pud_end);
+	spinlock_t *ptl = pmd_lock(it->_vma->vm_mm, pmdp);
 	pmd_t pmd = pmdp_get(pmdp);
 
 	if (pmd_none(pmd)) {
 		spin_unlock(ptl);
-		return pt_iter_hole(w, next, PT_ITER_PMD);
+		return pt_iter_hole(it, next, PT_ITER_PMD);
 	}
 	if (pmd_present(pmd) && !pmd_leaf(pmd)) {
 		spin_unlock(ptl);
 		return -EAGAIN;
 	}
-	if (pt_iter_hole_pending(w)) {
+	if (pt_iter_hole_pending(it)) {
 		spin_unlock(ptl);
-		return pt_iter_report_hole(w, it->_next);
+		return pt_iter_report_hole(it, it->_next);
 	}
-	if (!pt_iter_set_pmd(w, pmd)) {
+	if (!pt_iter_set_pmd(it, pmd)) {
 		spin_unlock(ptl);
 		it->_next = next;
 		return 0;
@@ -753,9 +720,8 @@ static int pt_iter_pmd_leaf(struct pt_iter_walk *w, pmd_t *pmdp)
  * is reported, a PTE table is mapped and locked for pt_iter_scan_table().
  * Returns true with an entry reported.
  */
-static bool pt_iter_pmd(struct pt_iter_walk *w, pmd_t *pmdp)
+static bool pt_iter_pmd(struct pt_iter *it, pmd_t *pmdp)
 {
-	struct pt_iter *it = &w->cur;
 	unsigned long addr = it->_next;
 	spinlock_t *ptl;	/* the PTE table's lock */
 	pte_t *ptep;
@@ -765,14 +731,14 @@ static bool pt_iter_pmd(struct pt_iter_walk *w, pmd_t *pmdp)
 again:
 	pmd = pmdp_get_lockless(pmdp);
 	if (pmd_none(pmd))
-		return pt_iter_hole(w, pmd_addr_end(addr, w->pud_end),
+		return pt_iter_hole(it, pmd_addr_end(addr, it->_pud_end),
 				    PT_ITER_PMD);
 	if (!pmd_present(pmd) || pmd_leaf(pmd)) {
-		ret = pt_iter_pmd_leaf(w, pmdp);
+		ret = pt_iter_pmd_leaf(it, pmdp);
 		if (ret != -EAGAIN)
 			return ret;
 	}
-	ptep = pte_offset_map_lock(w->vma->vm_mm, pmdp, addr, &ptl);
+	ptep = pte_offset_map_lock(it->_vma->vm_mm, pmdp, addr, &ptl);
 	if (!ptep) {
 		/*
 		 * The PMD changed under us: look again, unless it is a leaf
@@ -782,14 +748,14 @@ again:
 		pmd = pmdp_get_lockless(pmdp);
 		if (WARN_ON_ONCE(pmd_present(pmd) && !pmd_leaf(pmd) &&
 				 (pmd_trans_huge(pmd) || pmd_devmap(pmd))))
-			return pt_iter_hole(w, pmd_addr_end(addr, w->pud_end),
+			return pt_iter_hole(it, pmd_addr_end(addr, it->_pud_end),
 					    PT_ITER_PMD);
 		goto again;
 	}
 	pt_iter_keep(ptl);
 	it->_table = ptep - pte_index(addr);
-	w->table_ptl = ptl;
-	it->_table_end = pmd_addr_end(addr, w->pud_end);
+	it->_table_ptl = ptl;
+	it->_table_end = pmd_addr_end(addr, it->_pud_end);
 	return false;
 }
 
@@ -799,39 +765,38 @@ again:
  * with an entry reported; false when the walk moved on (over a hole or an
  * unwanted leaf), or mapped a PTE table for pt_iter_scan_table().
  */
-static bool pt_iter_descend(struct pt_iter_walk *w)
+static bool pt_iter_descend(struct pt_iter *it)
 {
-	struct pt_iter *it = &w->cur;
-	unsigned long addr = it->_next, end = w->end;
+	unsigned long addr = it->_next, end = it->_end;
 	pgd_t *pgdp;
 	p4d_t *p4dp;
 	pud_t *pudp;
 	pud_t pud;
 	int ret;
 
-	if (addr < w->pud_end)
-		return pt_iter_pmd(w, pmd_offset(w->pudp, addr));
+	if (addr < it->_pud_end)
+		return pt_iter_pmd(it, pmd_offset(it->_pudp, addr));
 
-	pgdp = pgd_offset(w->vma->vm_mm, addr);
+	pgdp = pgd_offset(it->_vma->vm_mm, addr);
 	if (pgd_none_or_clear_bad(pgdp))
-		return pt_iter_hole(w, pgd_addr_end(addr, end), PT_ITER_PGD);
+		return pt_iter_hole(it, pgd_addr_end(addr, end), PT_ITER_PGD);
 	p4dp = p4d_offset(pgdp, addr);
 	if (p4d_none_or_clear_bad(p4dp))
-		return pt_iter_hole(w, p4d_addr_end(addr, end), PT_ITER_P4D);
+		return pt_iter_hole(it, p4d_addr_end(addr, end), PT_ITER_P4D);
 	pudp = pud_offset(p4dp, addr);
 	pud = pudp_get(pudp);
 	if (pud_none(pud))
-		return pt_iter_hole(w, pt_iter_pud_end(addr, end),
+		return pt_iter_hole(it, pt_iter_pud_end(addr, end),
 				    PT_ITER_PUD);
 	if (!pud_present(pud) || pud_leaf(pud)) {
-		ret = pt_iter_pud_leaf(w, pudp);
+		ret = pt_iter_pud_leaf(it, pudp);
 		if (ret != -EAGAIN)
 			return ret;
 	}
 	/* A PMD table: it stays one while the mmap or VMA lock is held. */
-	w->pudp = pudp;
-	w->pud_end = pt_iter_pud_end(addr, end);
-	return pt_iter_pmd(w, pmd_offset(pudp, addr));
+	it->_pudp = pudp;
+	it->_pud_end = pt_iter_pud_end(addr, end);
+	return pt_iter_pmd(it, pmd_offset(pudp, addr));
 }
 
 /*
@@ -844,93 +809,87 @@ static bool pt_iter_descend(struct pt_iter_walk *w)
  * another one waits for it.  The PMD table stays while the mmap or VMA
  * lock is held, and for hugetlb the hugetlb VMA lock.
  */
-static bool pt_iter_next_leaf(struct pt_iter_walk *w)
+static bool pt_iter_next_leaf(struct pt_iter *it)
 {
-	struct pt_iter *it = &w->cur;
-	unsigned long next = it->_next, size = w->hsize ?: PMD_SIZE;
-	struct mm_struct *mm = w->vma->vm_mm;
+	unsigned long next = it->_next, size = it->_hsize ?: PMD_SIZE;
+	struct mm_struct *mm = it->_vma->vm_mm;
 	pmd_t *pmdp;
 	pte_t *ptep;
 	pte_t pte;
 	pmd_t pmd;
 
 	if (it->level != PT_ITER_PMD || it->type > PT_ITER_PFN ||
-	    next != it->end || next >= w->end || PMD_SIZE == PUD_SIZE ||
+	    next != it->end || next >= it->_end || PMD_SIZE == PUD_SIZE ||
 	    (next & (size - 1)) || !(next & ~PUD_MASK) ||
 	    need_resched() || spin_is_contended(it->ptl))
 		return false;
-	if (!w->hsize) {
+	if (!it->_hsize) {
 		pmdp = it->pmdp + 1;
 		pmd = pmdp_get(pmdp);
 		VM_WARN_ON_ONCE(it->ptl != pmd_lockptr(mm, pmdp));
 		if (!pmd_present(pmd) || !pmd_leaf(pmd) ||
-		    !pt_iter_set_pmd(w, pmd))
+		    !pt_iter_set_pmd(it, pmd))
 			return false;
 		it->pmdp = pmdp;
 		return true;
 	}
 	ptep = (pte_t *)((pmd_t *)it->ptep + (size >> PMD_SHIFT));
-	VM_WARN_ON_ONCE(it->ptl != huge_pte_lockptr(hstate_vma(w->vma), mm,
+	VM_WARN_ON_ONCE(it->ptl != huge_pte_lockptr(hstate_vma(it->_vma), mm,
 						    ptep));
 	pte = huge_ptep_get(mm, next, ptep);
 	if (!pte_present(pte))
 		return false;
-	return pt_iter_set_hugetlb(w, next, ptep, pte);
+	return pt_iter_set_hugetlb(it, next, ptep, pte);
 }
 
 /**
  * __pt_iter_find - find and describe the entry at the cursor
- * @w: the walk.
- * @next: where the step starts (the caller's cursor).
+ * @it: the iterator.
  *
  * The step of pt_iter_next() for all but the next present PTE of the
  * locked table: lets go of what the current entry held (but a PTE table
  * whose entries follow, or a PMD table's lock from leaf to leaf), finds
- * the entry at @next or after it and describes it in @w->cur.  Not for
- * direct use.
+ * the entry at the cursor and describes it.  Not for direct use.
  *
  * Return: true with an entry, false at the end of the walk.
  */
-bool __pt_iter_find(struct pt_iter_walk *w, unsigned long next)
+bool __pt_iter_find(struct pt_iter *it)
 {
-	struct pt_iter *it = &w->cur;
-
-	it->_next = next;
-	if (it->ptl && it->ptl != w->table_ptl) {
-		if (pt_iter_next_leaf(w))
+	if (it->ptl && it->ptl != it->_table_ptl) {
+		if (pt_iter_next_leaf(it))
 			return true;
 		/* What walk_page_range()'s callers did after a leaf. */
-		pt_iter_unlock_leaf(w);
-		if (!w->hsize || need_resched())
+		pt_iter_unlock_leaf(it);
+		if (!it->_hsize || need_resched())
 			cond_resched();
 	}
 	/* What vma_pgtable_walk_begin() takes, for the whole walk. */
-	if (w->hsize && !w->vma_locked && it->_next < w->end) {
-		hugetlb_vma_lock_read(w->vma);
-		w->vma_locked = true;
+	if (it->_hsize && !it->_vma_locked && it->_next < it->_end) {
+		hugetlb_vma_lock_read(it->_vma);
+		it->_vma_locked = true;
 	}
-	while (it->_next < w->end) {
+	while (it->_next < it->_end) {
 		if (it->_table) {
-			if (pt_iter_scan_table(w))
+			if (pt_iter_scan_table(it))
 				return true;
-			pt_iter_unmap_table(w);
+			pt_iter_unmap_table(it);
 			cond_resched();
-		} else if (!IS_ENABLED(CONFIG_HUGETLB_PAGE) || !w->hsize) {
-			if (pt_iter_descend(w))
+		} else if (!IS_ENABLED(CONFIG_HUGETLB_PAGE) || !it->_hsize) {
+			if (pt_iter_descend(it))
 				return true;
 		} else {
-			if (pt_iter_hugetlb(w))
+			if (pt_iter_hugetlb(it))
 				return true;
 			/* A sparse VMA of small huge pages is many steps. */
 			cond_resched();
 		}
 	}
-	if (pt_iter_hole_pending(w)) {
-		if (!w->hole_locked)
-			pt_iter_unmap_table(w);
-		return pt_iter_report_hole(w, w->end);
+	if (pt_iter_hole_pending(it)) {
+		if (!it->_hole_locked)
+			pt_iter_unmap_table(it);
+		return pt_iter_report_hole(it, it->_end);
 	}
-	pt_iter_release(w);
+	pt_iter_release(it);
 	return false;
 }
 
@@ -950,7 +909,7 @@ static void pt_iter_assert_locked(struct vm_area_struct *vma)
 
 /**
  * __pt_iter_start - set a walk up
- * @w: the walk.
+ * @it: the iterator.
  * @vma: the VMA to walk.
  * @start: first address.
  * @end: end of the walk.
@@ -958,7 +917,7 @@ static void pt_iter_assert_locked(struct vm_area_struct *vma)
  *
  * The out-of-line half of pt_iter_start(); not for direct use.
  */
-void __pt_iter_start(struct pt_iter_walk *w, struct vm_area_struct *vma,
+void __pt_iter_start(struct pt_iter *it, struct vm_area_struct *vma,
 		     unsigned long start, unsigned long end, unsigned int flags)
 {
 	VM_WARN_ON_ONCE(!PAGE_ALIGNED(start) || !PAGE_ALIGNED(end));
@@ -970,52 +929,56 @@ void __pt_iter_start(struct pt_iter_walk *w, struct vm_area_struct *vma,
 	else
 		pt_iter_assert_locked(vma);
 
-	*w = (struct pt_iter_walk) {
-		.cur = {
-			._flags = flags & PT_ITER_WANT_ALL ? flags :
-				  flags | PT_ITER_WANT_ALL,
-			._next = start,
-			._walk = w,
-		},
-		.vma = vma,
-		.start = start,
-		.end = end,
-		.hole_start = PT_ITER_NO_HOLE,
+	*it = (struct pt_iter) {
+		._flags = flags & PT_ITER_WANT_ALL ? flags :
+			  flags | PT_ITER_WANT_ALL,
+		._vma = vma,
+		._start = start,
+		._end = end,
+		._next = start,
+		._hole_start = PT_ITER_NO_HOLE,
 	};
 #ifdef CONFIG_HUGETLB_PAGE
 	if (is_vm_hugetlb_page(vma))
-		w->hsize = huge_page_size(hstate_vma(vma));
+		it->_hsize = huge_page_size(hstate_vma(vma));
 #endif
 }
 
 /**
- * __pt_iter_end - end a walk
- * @w: the walk.
+ * pt_iter_end - end a walk
+ * @it: the iterator.
  *
- * Drops every lock the walk holds.  The out-of-line half of pt_iter_end();
- * not for direct use.
+ * Drops every lock the walk holds; pt_iter_next() then returns false.
+ * for_each_pt_entry() calls it however its loop is left; a caller that
+ * drives pt_iter_next() by hand calls it when it stops early.  Calling it
+ * again is harmless.
  */
-void __pt_iter_end(struct pt_iter_walk *w)
+void pt_iter_end(struct pt_iter *it)
 {
-	pt_iter_release(w);
-	w->hole_start = PT_ITER_NO_HOLE;
-	w->cur._next = w->end;
+	pt_iter_release(it);
+	it->_hole_start = PT_ITER_NO_HOLE;
+	it->_next = it->_end;
 }
 
 /**
- * __pt_iter_pause - drop every lock, to resume the walk later
- * @w: the walk.
- * @resume: where the walk goes on.
+ * pt_iter_pause - drop every lock, to resume the walk later
+ * @it: the iterator, positioned on an entry.
+ * @resume: where the walk goes on: @it->end after the current entry,
+ *	@it->addr to look at it again (e.g. after splitting a THP).  Page
+ *	aligned, within the walk.
  *
- * The out-of-line half of pt_iter_pause(); not for direct use.
+ * Drops the page-table lock and, for hugetlb, the hugetlb VMA lock: the
+ * caller may then sleep or take other locks.  The current entry's pointers
+ * must not be used afterwards, nor its folio and page without a reference
+ * of the caller's own.  The mmap or VMA lock stays held.
  */
-void __pt_iter_pause(struct pt_iter_walk *w, unsigned long resume)
+void pt_iter_pause(struct pt_iter *it, unsigned long resume)
 {
-	pt_iter_release(w);
-	VM_WARN_ON_ONCE(!PAGE_ALIGNED(resume) || resume < w->start ||
-			resume > w->end);
-	w->cur._next = clamp(resume, w->start, w->end);
-	w->pud_end = 0;
+	pt_iter_release(it);
+	VM_WARN_ON_ONCE(!PAGE_ALIGNED(resume) || resume < it->_start ||
+			resume > it->_end);
+	it->_next = clamp(resume, it->_start, it->_end);
+	it->_pud_end = 0;
 }
 
 /**

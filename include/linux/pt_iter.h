@@ -17,8 +17,6 @@
 #include <linux/mm.h>
 #include <linux/pgtable.h>
 
-struct pt_iter_walk;
-
 /**
  * enum pt_iter_type - what an entry maps
  * @PT_ITER_NONE: nothing is mapped (empty entries or missing tables).
@@ -133,9 +131,8 @@ enum pt_iter_level {
  * @ptl: the page-table lock held for the entry; NULL for a hole of missing
  *	tables (a hole of empty PTEs comes with its table's lock).
  *
- * The entry, with the cursor of the step within the locked PTE table, on
- * the caller's stack.  The fields after @ptl are private: use the
- * accessors.
+ * Lives on the caller's stack for one walk.  The fields after @ptl are
+ * private: use the accessors.
  */
 struct pt_iter {
 	unsigned long addr;
@@ -161,51 +158,30 @@ struct pt_iter {
 	unsigned int _flags;
 	unsigned long _pfn;
 	swp_entry_t _swp;
-	/* private: the cursor */
+	/* private: the walk */
+	struct vm_area_struct *_vma;
+	unsigned long _start;		/* the range walked */
+	unsigned long _end;
 	unsigned long _next;		/* where the next step starts */
 	pte_t *_table;			/* the mapped, locked PTE table */
+	spinlock_t *_table_ptl;		/* its lock */
 	unsigned long _table_end;	/* its end in the walk, 0 if none */
-	struct pt_iter_walk *_walk;	/* NULL once the walk has ended */
+	pud_t *_pudp;			/* the PUD of the current PMD table */
+	unsigned long _pud_end;		/* what it covers in the walk */
+	unsigned long _hole_start;	/* of a pending hole, or 1 */
+	enum pt_iter_level _hole_level;
+	bool _hole_locked;		/* it began in the locked PTE table */
+	bool _vma_locked;		/* the hugetlb VMA lock is held */
+	unsigned long _hsize;		/* hugetlb page size, or 0 */
 };
 
-/**
- * struct pt_iter_walk - the walk behind a struct pt_iter
- * @cur: the entry the out-of-line step found last.
- *
- * Only mm/pt_iter.c writes it.  The caller's struct pt_iter is never handed
- * to out-of-line code: the entry the out-of-line step finds is copied to
- * it by pt_iter_next(), and a loop keeps its entry in registers.
- * for_each_pt_entry() declares one for its loop; a caller that drives
- * pt_iter_start() and pt_iter_next() by hand provides one that lives as
- * long as the walk.
- */
-struct pt_iter_walk {
-	struct pt_iter cur;
-
-	/* private: */
-	struct vm_area_struct *vma;
-	unsigned long start;		/* the range walked */
-	unsigned long end;
-	spinlock_t *table_ptl;		/* the PTE table's lock */
-	pud_t *pudp;			/* the PUD of the current PMD table */
-	unsigned long pud_end;		/* what it covers in the walk */
-	unsigned long hole_start;	/* of a pending hole, or 1 */
-	enum pt_iter_level hole_level;
-	bool hole_locked;		/* it began in the locked PTE table */
-	bool vma_locked;		/* the hugetlb VMA lock is held */
-	unsigned long hsize;		/* hugetlb page size, or 0 */
-};
-
-void __pt_iter_start(struct pt_iter_walk *w, struct vm_area_struct *vma,
+void __pt_iter_start(struct pt_iter *it, struct vm_area_struct *vma,
 		     unsigned long start, unsigned long end, unsigned int flags);
-bool __pt_iter_find(struct pt_iter_walk *w, unsigned long next);
-unsigned int __pt_iter_pte_batch(struct pt_iter_walk *w, pte_t *ptep,
-				 pte_t pte, unsigned long addr,
-				 struct folio *folio, struct page *page,
-				 unsigned int *attrs);
-void __pt_iter_end(struct pt_iter_walk *w);
-void __pt_iter_pause(struct pt_iter_walk *w, unsigned long resume);
+void pt_iter_end(struct pt_iter *it);
+void pt_iter_pause(struct pt_iter *it, unsigned long resume);
 unsigned int pt_iter_attrs(const struct pt_iter *it);
+bool __pt_iter_find(struct pt_iter *it);
+unsigned int __pt_iter_pte_batch(struct pt_iter *it);
 
 /* The present PTE bits of @mask that @pte has. */
 static __always_inline unsigned int __pt_iter_pte_attrs(pte_t pte,
@@ -225,51 +201,26 @@ static __always_inline unsigned int __pt_iter_pte_attrs(pte_t pte,
  * mapping @page: a batch from there on if the walk batches.
  */
 static __always_inline void __pt_iter_pte(struct pt_iter *it,
-					  struct pt_iter_walk *w,
 					  unsigned int flags, unsigned long addr,
 					  pte_t *ptep, pte_t pte,
 					  struct page *page)
 {
-	struct folio *folio = flags & PT_ITER_NO_PAGE ? NULL : page_folio(page);
-	unsigned int nr = 1, attrs = __PT_ATTR_PTE;
+	unsigned int nr = 1;
 
-	if (!folio)
-		page = NULL;
-	if (((flags & PT_ITER_BATCH) && (!folio || folio_test_large(folio))) ||
-	    pte_leaf_size(pte) != PAGE_SIZE)
-		nr = __pt_iter_pte_batch(w, ptep, pte, addr, folio, page,
-					 &attrs);
 	it->addr = addr;
-	it->end = addr + ((unsigned long)nr << PAGE_SHIFT);
-	it->_next = it->end;
 	it->type = PT_ITER_FOLIO;
 	it->level = PT_ITER_PTE;
-	it->folio = folio;
-	it->page = page;
 	it->pte = pte;
 	it->ptep = ptep;
-	it->_attrs = attrs;
-}
-
-/*
- * The out-of-line step: the entry it finds is copied to @it, with the
- * walk's @flags, which the loop knows.
- */
-static __always_inline bool __pt_iter_slow(struct pt_iter *it,
-					   unsigned int flags)
-{
-	struct pt_iter_walk *w = it->_walk;
-
-	if (!w || !__pt_iter_find(w, it->_next)) {
-		/* The walk has ended, and let go of its locks. */
-		it->_walk = NULL;
-		it->_table_end = 0;
-		it->ptl = NULL;
-		return false;
-	}
-	*it = w->cur;
-	it->_flags = flags;
-	return true;
+	it->_attrs = __PT_ATTR_PTE;
+	it->page = flags & PT_ITER_NO_PAGE ? NULL : page;
+	it->folio = flags & PT_ITER_NO_PAGE ? NULL : page_folio(page);
+	if (((flags & PT_ITER_BATCH) &&
+	     (!it->folio || folio_test_large(it->folio))) ||
+	    pte_leaf_size(pte) != PAGE_SIZE)
+		nr = __pt_iter_pte_batch(it);
+	it->end = addr + ((unsigned long)nr << PAGE_SHIFT);
+	it->_next = it->end;
 }
 
 /*
@@ -287,22 +238,21 @@ static __always_inline bool __pt_iter_next(struct pt_iter *it,
 
 	if (addr >= it->_table_end ||
 	    ((flags & PT_ITER_WANT_ALL) && !(flags & PT_ITER_WANT(PT_ITER_FOLIO))))
-		return __pt_iter_slow(it, flags);
+		return __pt_iter_find(it);
 	ptep = it->_table + pte_index(addr);
 	pte = ptep_get(ptep);
 	if (!pte_present(pte))
-		return __pt_iter_slow(it, flags);
-	page = vm_normal_page(it->_walk->vma, addr, pte);
+		return __pt_iter_find(it);
+	page = vm_normal_page(it->_vma, addr, pte);
 	if (!page)
-		return __pt_iter_slow(it, flags);
-	__pt_iter_pte(it, it->_walk, flags, addr, ptep, pte, page);
+		return __pt_iter_find(it);
+	__pt_iter_pte(it, flags, addr, ptep, pte, page);
 	return true;
 }
 
 /**
  * pt_iter_start - prepare a walk of a VMA range
  * @it: the iterator, on the caller's stack.
- * @w: the walk's state, which lives until the walk ends.
  * @vma: the VMA to walk.  The walk of a VMA of no mm (x86's vsyscall gate
  *	VMA, which /proc shows with a task's VMAs) is empty.
  * @start: first address, page aligned, within @vma.
@@ -318,18 +268,13 @@ static __always_inline bool __pt_iter_next(struct pt_iter *it,
  * for the whole walk, and no spinlock; may sleep (between tables).
  * Return: @it.
  */
-static __always_inline struct pt_iter *
-pt_iter_start(struct pt_iter *it, struct pt_iter_walk *w,
-	      struct vm_area_struct *vma, unsigned long start,
-	      unsigned long end, unsigned int flags)
+static inline struct pt_iter *pt_iter_start(struct pt_iter *it,
+					    struct vm_area_struct *vma,
+					    unsigned long start,
+					    unsigned long end,
+					    unsigned int flags)
 {
-	__pt_iter_start(w, vma, start, end, flags);
-	*it = (struct pt_iter) {
-		._flags = flags & PT_ITER_WANT_ALL ? flags :
-			  flags | PT_ITER_WANT_ALL,
-		._next = w->cur._next,
-		._walk = w,
-	};
+	__pt_iter_start(it, vma, start, end, flags);
 	return it;
 }
 
@@ -412,53 +357,20 @@ static inline unsigned long pt_iter_size(const struct pt_iter *it)
 	return it->end - it->addr;
 }
 
-/**
- * pt_iter_end - end a walk
- * @it: the iterator.
- *
- * Drops every lock the walk holds; pt_iter_next() then returns false.
- * for_each_pt_entry() calls it however its loop is left; a caller that
- * drives pt_iter_next() by hand calls it when it stops.  Calling it again
- * is harmless.
- */
-static inline void pt_iter_end(struct pt_iter *it)
+/* The loop's cleanup: end a walk that still holds a lock. */
+static __always_inline void __pt_iter_cleanup(struct pt_iter *it)
 {
-	if (it->_walk)
-		__pt_iter_end(it->_walk);
-	it->_walk = NULL;
-	it->_table_end = 0;
-	it->ptl = NULL;
+	if (it->ptl || it->_table || it->_vma_locked)
+		pt_iter_end(it);
 }
 
-/**
- * pt_iter_pause - drop every lock, to resume the walk later
- * @it: the iterator, positioned on an entry.
- * @resume: where the walk goes on: @it->end after the current entry,
- *	@it->addr to look at it again (e.g. after splitting a THP).  Page
- *	aligned, within the walk.
- *
- * Drops the page-table lock and, for hugetlb, the hugetlb VMA lock: the
- * caller may then sleep or take other locks.  The current entry's pointers
- * must not be used afterwards, nor its folio and page without a reference
- * of the caller's own.  The mmap or VMA lock stays held.
- */
-static inline void pt_iter_pause(struct pt_iter *it, unsigned long resume)
-{
-	if (!it->_walk)
-		return;
-	__pt_iter_pause(it->_walk, resume);
-	it->_next = it->_walk->cur._next;
-	it->_table_end = 0;
-	it->ptl = NULL;
-}
+DEFINE_FREE(pt_iter, struct pt_iter *, __pt_iter_cleanup(_T))
 
-DEFINE_FREE(pt_iter, struct pt_iter *, if (_T) pt_iter_end(_T))
-
-/* The loop of for_each_pt_entry(), over the walk @w. */
-#define __pt_iter_loop(it, w, vma, start, end, flags)			\
+/* The loop of for_each_pt_entry(), with the flags of its outer loop. */
+#define __pt_iter_loop(it, vma, start, end)				\
 	for (struct pt_iter *__pt_it __free(pt_iter) =			\
-	     pt_iter_start(it, w, vma, start, end, flags);		\
-	     pt_iter_next(__pt_it);)
+	     pt_iter_start(it, vma, start, end, __pt_flags);		\
+	     __pt_iter_next(__pt_it, __pt_flags);)
 
 /**
  * for_each_pt_entry - walk the page table entries of a VMA range
@@ -466,17 +378,16 @@ DEFINE_FREE(pt_iter, struct pt_iter *, if (_T) pt_iter_end(_T))
  * @vma: the VMA.
  * @start: first address (page aligned, inside @vma).
  * @end: end address (page aligned, at most @vma->vm_end).
- * @flags: %PT_ITER_* flags of the walk.
+ * @flags: %PT_ITER_* flags of the walk, evaluated once.
  *
  * A loop whose body sees one entry per iteration, with @it->ptl held when
  * it is not NULL.  However the loop is left (its end, break, return,
  * goto), every lock of the walk is dropped.  The fields of @it stay
- * readable after the loop, but not its pointers.  The outer loop only
- * provides the walk's state: it runs once.
+ * readable after the loop, but not its pointers.
  */
 #define for_each_pt_entry(it, vma, start, end, flags)			\
-	for (struct pt_iter_walk __pt_w, *__pt_once = &__pt_w;		\
-	     __pt_once; __pt_once = NULL)				\
-		__pt_iter_loop(it, &__pt_w, vma, start, end, flags)
+	for (unsigned int __pt_flags = (flags), __pt_once = 1;		\
+	     __pt_once; __pt_once = 0)					\
+		__pt_iter_loop(it, vma, start, end)
 
 #endif /* _LINUX_PT_ITER_H */
