@@ -416,6 +416,16 @@ static bool pt_iter_scan_table(struct pt_iter *it)
 }
 
 #ifdef CONFIG_PGTABLE_HAS_HUGE_LEAVES
+/* The attribute bits of a present leaf, from what its helpers say. */
+static unsigned int pt_iter_bits(bool write, bool young, bool dirty,
+				 bool soft_dirty, bool uffd_wp)
+{
+	return (write ? PT_ATTR_WRITE : 0) | (young ? PT_ATTR_YOUNG : 0) |
+	       (dirty ? PT_ATTR_DIRTY : 0) |
+	       (soft_dirty ? PT_ATTR_SOFT_DIRTY : 0) |
+	       (uffd_wp ? PT_ATTR_UFFD_WP : 0);
+}
+
 /*
  * Describe the present leaf of @size at @start, of first page @page (NULL
  * if it maps none) and pfn @pfn, found at the cursor, if the walk wants it.
@@ -466,16 +476,9 @@ static bool pt_iter_set_pud(struct pt_iter *it, pud_t pud,
 		page = vm_normal_page_pud(it->_vma, start, pud);
 	if (!pt_iter_set_present(it, PT_ITER_PUD, start, PUD_SIZE, page, pfn))
 		return false;
-	if (pud_write(pud))
-		it->_attrs |= PT_ATTR_WRITE;
-	if (pud_young(pud))
-		it->_attrs |= PT_ATTR_YOUNG;
-	if (pud_dirty(pud))
-		it->_attrs |= PT_ATTR_DIRTY;
-	if (pud_soft_dirty(pud))
-		it->_attrs |= PT_ATTR_SOFT_DIRTY;
-	if (pud_uffd_wp(pud))
-		it->_attrs |= PT_ATTR_UFFD_WP;
+	it->_attrs |= pt_iter_bits(pud_write(pud), pud_young(pud),
+				   pud_dirty(pud), pud_soft_dirty(pud),
+				   pud_uffd_wp(pud));
 	it->pud = pud;
 	return true;
 }
@@ -504,16 +507,9 @@ static bool pt_iter_set_pmd(struct pt_iter *it, pmd_t pmd)
 	if (!pt_iter_set_present(it, PT_ITER_PMD, start, PMD_SIZE, page,
 				 pmd_pfn(pmd)))
 		return false;
-	if (pmd_write(pmd))
-		it->_attrs |= PT_ATTR_WRITE;
-	if (pmd_young(pmd))
-		it->_attrs |= PT_ATTR_YOUNG;
-	if (pmd_dirty(pmd))
-		it->_attrs |= PT_ATTR_DIRTY;
-	if (pmd_soft_dirty(pmd))
-		it->_attrs |= PT_ATTR_SOFT_DIRTY;
-	if (pmd_uffd_wp(pmd))
-		it->_attrs |= PT_ATTR_UFFD_WP;
+	it->_attrs |= pt_iter_bits(pmd_write(pmd), pmd_young(pmd),
+				   pmd_dirty(pmd), pmd_soft_dirty(pmd),
+				   pmd_uffd_wp(pmd));
 	it->pmd = pmd;
 	return true;
 }
