@@ -236,8 +236,8 @@ static __always_inline bool __pt_iter_next(struct pt_iter *it,
 	pte_t *ptep;
 	pte_t pte;
 
-	if (addr >= it->_table_end ||
-	    ((flags & PT_ITER_WANT_ALL) && !(flags & PT_ITER_WANT(PT_ITER_FOLIO))))
+	if (addr >= it->_table_end || ((flags & PT_ITER_WANT_ALL) &&
+				       !(flags & PT_ITER_WANT(PT_ITER_FOLIO))))
 		return __pt_iter_find(it);
 	ptep = it->_table + pte_index(addr);
 	pte = ptep_get(ptep);
