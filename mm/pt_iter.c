@@ -21,6 +21,7 @@
 #include <linux/mm.h>
 #include <linux/pt_iter.h>
 #include <linux/sched.h>
+#include <linux/swap.h>
 #include <linux/swapops.h>
 
 #include "internal.h"
@@ -819,7 +820,7 @@ static bool pt_iter_next_leaf(struct pt_iter *it)
 	    (next & (size - 1)) || !(next & ~PUD_MASK) ||
 	    need_resched() || spin_is_contended(it->ptl))
 		return false;
-	if (!it->_hsize) {
+	if (!IS_ENABLED(CONFIG_HUGETLB_PAGE) || !it->_hsize) {
 		pmdp = it->pmdp + 1;
 		pmd = pmdp_get(pmdp);
 		VM_WARN_ON_ONCE(it->ptl != pmd_lockptr(mm, pmdp));
