@@ -335,6 +335,13 @@ LIST
 			"$LOGS/compare-$side-$ARCH.out" \
 			>"$LOGS/compare-$side-$ARCH.masked" 2>/dev/null
 	done
+	# What the patched kernel must print in the fields masked above.
+	if ! awk -f "$CMP/expect.awk" "$LOGS/compare-patched-$ARCH.out" \
+		>"$LOGS/compare-$ARCH.expect" 2>&1; then
+		warn "$ARCH: the patched kernel's hugetlb sharing is wrong (build/logs/compare-$ARCH.expect):"
+		head -20 "$LOGS/compare-$ARCH.expect" >&2
+		ok=0
+	fi
 	if ! diff -u "$LOGS/compare-stock-$ARCH.masked" \
 		"$LOGS/compare-patched-$ARCH.masked" >"$LOGS/compare-$ARCH.diff"; then
 		warn "$ARCH: /proc differs between stock and patched (build/logs/compare-$ARCH.diff):"
@@ -350,7 +357,7 @@ LIST
 	fi
 	if ((ok)); then
 		step "$ARCH: selftests: $(grep -c ': \(not \)\?ok ' "$LOGS/compare-stock-$ARCH.selftests") TAP results and $(grep -c ': exit \|: signal \|: lost' "$LOGS/compare-stock-$ARCH.selftests") exit statuses the same on both kernels"
-		step "$ARCH: identical ($(grep -c '^= ' "$LOGS/compare-stock-$ARCH.out") dumps, $(grep -c '^! ' "$LOGS/compare-stock-$ARCH.out") catalogue steps unavailable, $(grep -c 'masked, stock bug' "$LOGS/compare-stock-$ARCH.masked") stock-bug lines masked)"
+		step "$ARCH: identical ($(grep -c '^= ' "$LOGS/compare-stock-$ARCH.out") dumps, $(grep -c '^! ' "$LOGS/compare-stock-$ARCH.out") catalogue steps unavailable, $(grep -c 'masked, stock bug' "$LOGS/compare-stock-$ARCH.masked") stock-bug lines masked, $(tail -1 "$LOGS/compare-$ARCH.expect" | sed 's/^expect.awk: //'))"
 		passed=$((passed + 1))
 	else
 		failed=$((failed + 1))

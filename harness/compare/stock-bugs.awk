@@ -20,6 +20,10 @@
 # 2. The same bug in pagemap: stock can leave PM_MMAP_EXCLUSIVE (bit 56,
 #    0x2 in the printed flags) off the entries of such a page mapped once.
 #    Fixed by the same patch.  Only that bit is masked.
+#
+# A mask hides what the patched kernel prints in those fields, so
+# expect.awk checks them there: what each field must be for a page mapped
+# once or twice, of every hugetlb size.
 
 function hugetlb_pair(prefix) {
 	if ($0 ~ "^" prefix "Shared_Hugetlb:") {

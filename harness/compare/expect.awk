@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# What the patched kernel must print where stock-bugs.awk masks stock's
+# output: run on the unmasked patched output of `make compare`; prints one
+# line per violation and exits non-zero if there is one.
+#
+# Every hugetlb mapping of the catalogue (hugetlb-*, wp-hugetlb-*) is
+# mapped by its process alone, except in the dump taken after fork, where
+# the child still maps the pages of the private ones.  So, for each hugetlb VMA of each dump:
+# - smaps: Shared_Hugetlb is 0 for a page mapped once, Private_Hugetlb is
+#   0 for a page mapped twice (stock bug 1 breaks the first);
+# - pagemap: a present page (0x100 in the printed flags) has
+#   PM_MMAP_EXCLUSIVE (0x2) when mapped once and not when mapped twice
+#   (stock bug 2 breaks the first);
+# - smaps_rollup: Shared_Hugetlb and Private_Hugetlb are the sums of the
+#   dump's smaps fields.
+# The checks hold for every hugetlb size, those of the masks (1G, arm64's
+# 64K) included; run on stock's output, they fail where stock's bug shows.
+
+function fail(msg) {
+	printf "expect.awk: %s: %s: %s\n", dump, msg, $0
+	failed++
+}
+
+function shared(vma) {
+	return dump ~ /^after fork/ && vma ~ /^hugetlb-[^-]*-private/
+}
+
+function hexval(s,    i, v) {
+	v = 0
+	s = tolower(s)
+	sub(/^0x/, "", s)
+	for (i = 1; i <= length(s); i++)
+		v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+	return v
+}
+
+/^= / {
+	dump = substr($0, 3)
+	sum["Shared_Hugetlb"] = sum["Private_Hugetlb"] = 0
+	next
+}
+/^[^ ]/ { vma = "" }
+/^smaps / { vma = $2; next }
+
+vma != "" && /^  (Shared|Private)_Hugetlb:/ {
+	field = substr($1, 1, length($1) - 1)
+	sum[field] += $2
+	if (vma !~ /hugetlb-/)
+		next
+	if ($2 != 0 && field == (shared(vma) ? "Private_Hugetlb" : \
+					       "Shared_Hugetlb"))
+		fail(vma (shared(vma) ? " is mapped twice" : \
+					" is mapped once"))
+	checked++
+}
+
+/^rollup (Shared|Private)_Hugetlb:/ {
+	field = substr($2, 1, length($2) - 1)
+	if ($3 != sum[field])
+		fail("the smaps of the dump sum to " sum[field] " kB")
+	checked++
+}
+
+# int(v / 2^n) % 2 is bit n: mawk has no and().
+/^pagemap [^ ]*hugetlb-/ && $4 ~ /^0x/ && int(hexval($4) / 256) % 2 {
+	if ((int(hexval($4) / 2) % 2 == 0) != shared($2))
+		fail($2 (shared($2) ? " is mapped twice" : " is mapped once"))
+	checked++
+}
+
+END {
+	if (!checked) {
+		print "expect.awk: no hugetlb entry to check" > "/dev/stderr"
+		exit 1
+	}
+	printf "expect.awk: %d hugetlb fields checked, %d wrong\n", checked,
+	       failed
+	exit failed != 0
+}
