@@ -128,15 +128,13 @@ static int put(const char *path, const char *val)
 	return n == (ssize_t)strlen(val) ? 0 : -1;
 }
 
-/* Map @len bytes of the next gigabyte slot (two for 1G pages) as @label. */
-static char *map_off(const char *label, unsigned long len, int prot,
-		     int flags, int fd, off_t off, unsigned long align)
+/* Map @len bytes at @addr as @label; the next slot begins a gigabyte on. */
+static char *map_at(const char *label, unsigned long addr, unsigned long len,
+		    int prot, int flags, int fd, off_t off)
 {
-	unsigned long addr;
 	void *p;
 
-	addr = (next_slot + align - 1) & ~(align - 1);
-	next_slot = addr + ((len + GB - 1) & ~(GB - 1)) + GB;
+	next_slot = ((addr + len + GB - 1) & ~(GB - 1)) + GB;
 	p = mmap((void *)addr, len, prot, flags | MAP_FIXED_NOREPLACE, fd, off);
 	if (p == MAP_FAILED) {
 		note("%s: mmap: %s", label, strerror(errno));
@@ -144,6 +142,26 @@ static char *map_off(const char *label, unsigned long len, int prot,
 	}
 	regions[nr_regions++] = (struct region){ label, addr, len };
 	return p;
+}
+
+/* Map @len bytes of the next gigabyte slot (two for 1G pages) as @label. */
+static char *map_off(const char *label, unsigned long len, int prot,
+		     int flags, int fd, off_t off, unsigned long align)
+{
+	return map_at(label, (next_slot + align - 1) & ~(align - 1), len, prot,
+		      flags, fd, off);
+}
+
+/*
+ * Map @len bytes as @label across a gigabyte boundary, half on either side:
+ * a run of leaves that crosses the end of a PMD table and of its PUD entry.
+ */
+static char *map_across(const char *label, unsigned long len, int flags)
+{
+	unsigned long boundary = ((next_slot + GB - 1) & ~(GB - 1)) + GB;
+
+	return map_at(label, boundary - len / 2, len, PROT_READ | PROT_WRITE,
+		      flags, -1, 0);
 }
 
 static char *map(const char *label, unsigned long len, int prot, int flags,
@@ -1380,6 +1398,7 @@ int main(int argc, char **argv)
 {
 	char *small, *zero, *hzero, *thp, *split, *mthp, *shm, *fpriv, *fshared;
 	char *cow, *swp, *sd, *uffd, *locked, *ksm1, *ksm2, *node1, *none;
+	char *across;
 	int fd, v, sync_fd[2];
 	unsigned long i;
 	pid_t pid;
@@ -1487,6 +1506,20 @@ int main(int argc, char **argv)
 	if (have_huge(32768)) {
 		hugetlb("hugetlb-32M-private", 32 * MB, 0);
 		hugetlb("hugetlb-32M-shared", 32 * MB, 1);
+	}
+	/* Two THPs and two 2M hugetlb pages, one on each side of 1G. */
+	across = map_across("thp-across-1G", 4 * MB, MAP_PRIVATE | MAP_ANONYMOUS);
+	if (across) {
+		if (madvise(across, 4 * MB, MADV_HUGEPAGE))
+			note("thp-across-1G: madvise: %s", strerror(errno));
+		touch(across, 4 * MB, PAGE, 11);
+	}
+	if (have_huge(2048)) {
+		across = map_across("hugetlb-2M-private-across-1G", 4 * MB,
+				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB |
+				    HUGE_SHIFT(21));
+		if (across)
+			touch(across, 4 * MB, PAGE, 12);
 	}
 
 	swp = anon("anon-swapped", 256 * KB, MADV_NOHUGEPAGE);

@@ -2118,6 +2118,55 @@ static void pt_iter_test_hugetlb_run(struct kunit *test)
 	pt_test_resched_between(test, a, a + nr * sz, 0, nr);
 }
 
+/*
+ * 5b. Two THPs, then two PMD-sized hugetlb pages, on either side of a PUD
+ * boundary, the end of a PMD table: the step from one leaf to the next
+ * keeps a PMD table's lock only within the table, the second leaf is
+ * found in the next table, under its own lock.
+ */
+static void pt_iter_test_pud_boundary(struct kunit *test)
+{
+	struct folio *folio[2];
+	const struct pt_rec *r;
+	unsigned long a, b, i;
+	struct pt_walk *w;
+
+	if (PMD_SIZE == PUD_SIZE)
+		kunit_skip(test, "the PMD level is folded");
+	/* b is on a PUD boundary, [a, a + 2 * PMD_SIZE) around it. */
+	b = pt_test_anon(test, 2 * PUD_SIZE, PUD_SIZE, 0) + PUD_SIZE;
+	a = b - PMD_SIZE;
+	if (IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE)) {
+		pt_test_madvise(test, a, 2 * PMD_SIZE, MADV_HUGEPAGE);
+		for (i = 0; i < 2; i++)
+			folio[i] = pt_test_thp(test, a + i * PMD_SIZE);
+		w = pt_test_walk(test, a, a + 2 * PMD_SIZE, 0);
+		pt_exp_count(test, w, 2);
+		for (i = 0; i < 2; i++) {
+			r = pt_exp(test, w, i, PT_ITER_FOLIO, PT_ITER_PMD,
+				   a + i * PMD_SIZE, a + (i + 1) * PMD_SIZE);
+			pt_exp_page(test, r, folio[i], 0);
+		}
+	}
+
+	/* The same range, remapped with hugetlb pages. */
+	KUNIT_ASSERT_EQ(test, pt_test_hugetlb_map(test, PMD_SHIFT, 2, 2, a,
+						  MAP_FIXED), a);
+	for (i = 0; i < 2; i++)
+		pt_test_write(test, a + i * PMD_SIZE, 1);
+	w = pt_test_walk(test, a, a + 2 * PMD_SIZE, 0);
+	pt_exp_count(test, w, 2);
+	for (i = 0; i < 2; i++) {
+		r = pt_exp(test, w, i, PT_ITER_FOLIO, PT_ITER_PMD,
+			   a + i * PMD_SIZE, a + (i + 1) * PMD_SIZE);
+		pt_exp_attrs(test, r, PT_ATTR_HUGETLB, PT_ATTR_HUGETLB);
+		KUNIT_EXPECT_TRUE(test, r->folio &&
+				  folio_test_hugetlb(r->folio));
+		KUNIT_EXPECT_EQ(test, r->page_idx, 0);
+	}
+	KUNIT_EXPECT_PTR_NE(test, w->rec[0].folio, w->rec[1].folio);
+}
+
 /* The same for a PUD-sized page: slow, as faulting it clears 1G. */
 static void pt_iter_test_hugetlb_pud(struct kunit *test)
 {
@@ -4620,6 +4669,7 @@ static struct kunit_case pt_iter_test_cases[] = {
 #ifdef CONFIG_HUGETLB_PAGE
 	KUNIT_CASE_PARAM(pt_iter_test_hugetlb, pt_hugetlb_gen_params),
 	KUNIT_CASE_PARAM(pt_iter_test_hugetlb_run, pt_hugetlb_gen_params),
+	KUNIT_CASE(pt_iter_test_pud_boundary),
 	KUNIT_CASE_SLOW(pt_iter_test_hugetlb_pud),
 	KUNIT_CASE_SLOW(pt_iter_test_pud_helpers),
 	KUNIT_CASE(pt_iter_test_vm_normal_page_pud),
