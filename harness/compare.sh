@@ -5,9 +5,12 @@
 # build two kernels with one configuration (harness/compare/*.config): the
 # stock Linux 6.12 (build/base, unpatched) and the patched one (build/linux,
 # with DEBUG_VM, PROVE_LOCKING and PAGE_TABLE_CHECK on top), boot each under
-# QEMU (TCG) with a static /init and harness/compare/pmcheck, which builds a
-# catalogue of mappings and prints what /proc says about each, and compare
-# the two outputs byte for byte.  The output of the stock kernel is the
+# QEMU (TCG) with a static /init, harness/compare/pmcheck, which builds a
+# catalogue of mappings and prints what /proc says about each, and
+# harness/compare/mpcheck, which moves a catalogue of its own between the
+# NUMA nodes with mbind(), move_pages() and migrate_pages() and prints what
+# they return and numa_maps after each, and compare the two outputs byte
+# for byte.  The output of the stock kernel is the
 # reference: a difference fails, and so does a kernel warning in either.
 # After pmcheck the guest runs the selftests of harness/compare/
 # selftests.list; their results must be the same on both kernels too.
@@ -31,7 +34,8 @@
 # kernels boot under QEMU's
 # -icount shift=0,sleep=off (guest time counts instructions) with
 # "pmcheck=bench", pmcheck maps one large layout at a time and times reads
-# of smaps, smaps_rollup and numa_maps (median of 7), and the table of
+# of smaps, smaps_rollup, numa_maps, pagemap, PAGEMAP_SCAN and mbind()
+# (median of 7), and the table of
 # patched/stock ratios goes to build/logs/compare-bench.txt.
 #
 # Output: build/out/compare-{stock,patched}-$ARCH/ (kernel builds),
@@ -196,10 +200,10 @@ for ARCH in $ARCHS; do
 	fi
 	# loglevel=5: warnings (and worse) reach the console, and fail.
 	APPEND+=" panic=-1 loglevel=5"
-	# The patched kernel runs its KUnit tests at boot (the pt_iter
-	# suite; /init copies their results to the console); the stock
-	# kernel ignores the kunit option.
-	[[ ${BENCH:-0} != 0 ]] || APPEND+=" log_buf_len=1M kunit.filter_glob=pt_iter"
+	# The patched kernel runs its KUnit tests at boot (the suites of
+	# mm/tests/.kunitconfig and harness/compare/kunit.config; /init
+	# copies their results to the console).
+	[[ ${BENCH:-0} != 0 ]] || APPEND+=" log_buf_len=1M"
 	[[ ${BENCH:-0} == 0 && ${SELFTESTS:-1} != 0 ]] || BOOTS=("")
 	WORK=$OUT/compare-$ARCH
 	mkdir -p "$WORK" "$LOGS"
@@ -216,7 +220,8 @@ for ARCH in $ARCHS; do
 			kout=$OUT/compare-patched-bench-$ARCH
 		else
 			src=$TREE
-			frags+=("$CMP/debug.config" "$TREE/$KUNITCONFIG")
+			frags+=("$CMP/debug.config" "$TREE/$KUNITCONFIG"
+				"$CMP/kunit.config")
 			[[ ! -f $CMP/kunit-$ARCH.config ]] ||
 				frags+=("$CMP/kunit-$ARCH.config")
 		fi
@@ -235,6 +240,7 @@ for ARCH in $ARCHS; do
 	CFLAGS_USER=(-static -O2 -Wall -Wextra -Werror)
 	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/init" "$CMP/init.c"
 	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/pmcheck" "$CMP/pmcheck.c"
+	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/mpcheck" "$CMP/mpcheck.c"
 	rm -rf "$WORK/st"
 	[[ ${BENCH:-0} != 0 || ${SELFTESTS:-1} == 0 ]] || build_selftests
 	GEN_CPIO=$OUT/compare-stock-$ARCH/usr/gen_init_cpio
@@ -250,6 +256,7 @@ dir /tmp 01777 0 0
 dir /bin 0755 0 0
 file /init $WORK/init 0755 0 0
 file /bin/pmcheck $WORK/pmcheck 0755 0 0
+file /bin/mpcheck $WORK/mpcheck 0755 0 0
 LIST
 	if [[ -f $WORK/st/list ]]; then
 		echo "dir /bin/st 0755 0 0"
@@ -284,13 +291,17 @@ LIST
 			selftest_results "$log" "$boot" \
 				>>"$LOGS/compare-$side-$ARCH.selftests"
 			if [[ -z $boot ]]; then
-				sed -n '/^PMCHECK: BEGIN$/,/^PMCHECK: END$/p' \
+				sed -n '/^PMCHECK: BEGIN$/,/^PMCHECK: END$/p
+					/^MPCHECK: BEGIN$/,/^MPCHECK: END$/p' \
 					"$log" >"$LOGS/compare-$side-$ARCH.out"
 				step "$ARCH: $side guest ran for $((SECONDS - t0))s: $(wc -l <"$LOGS/compare-$side-$ARCH.out") lines, $(selftest_results "$log" | grep -c ': exit \|: signal \|: lost') selftests"
-				if ! grep -q '^PMCHECK: END' "$log"; then
-					warn "$ARCH: pmcheck did not finish on the $side kernel (see $log)"
+				for check in PMCHECK MPCHECK; do
+					[[ $check == PMCHECK || ${BENCH:-0} == 0 ]] ||
+						continue
+					grep -q "^$check: END" "$log" && continue
+					warn "$ARCH: ${check,,} did not finish on the $side kernel (see $log)"
 					ok=0
-				fi
+				done
 			else
 				step "$ARCH: $side guest with default_hugepagesz=$boot ran for $((SECONDS - t0))s: $(selftest_results "$log" | grep -c ': exit \|: signal \|: lost') selftests"
 			fi
@@ -357,7 +368,7 @@ LIST
 	fi
 	if ((ok)); then
 		step "$ARCH: selftests: $(grep -c ': \(not \)\?ok ' "$LOGS/compare-stock-$ARCH.selftests") TAP results and $(grep -c ': exit \|: signal \|: lost' "$LOGS/compare-stock-$ARCH.selftests") exit statuses the same on both kernels"
-		step "$ARCH: identical ($(grep -c '^= ' "$LOGS/compare-stock-$ARCH.out") dumps, $(grep -c '^! ' "$LOGS/compare-stock-$ARCH.out") catalogue steps unavailable, $(grep -c 'masked, stock bug' "$LOGS/compare-stock-$ARCH.masked") stock-bug lines masked, $(tail -1 "$LOGS/compare-$ARCH.expect" | sed 's/^expect.awk: //'))"
+		step "$ARCH: identical ($(sed -n '/^PMCHECK: BEGIN$/,/^PMCHECK: END$/p' "$LOGS/compare-stock-$ARCH.out" | grep -c '^= ') dumps, $(grep -c '^  \(mbind\|move_pages\|migrate_pages\)(' "$LOGS/compare-stock-$ARCH.out") NUMA calls, $(grep -c '^! ' "$LOGS/compare-stock-$ARCH.out") catalogue steps unavailable, $(grep -c 'masked, stock bug' "$LOGS/compare-stock-$ARCH.masked") stock-bug lines masked, $(tail -1 "$LOGS/compare-$ARCH.expect" | sed 's/^expect.awk: //'))"
 		passed=$((passed + 1))
 	else
 		failed=$((failed + 1))

@@ -242,8 +242,9 @@ install_packages() {
 # output directory $2, from the kernel tree $1 (absolute paths; MAKE_ARCH
 # must be set).
 # The old .config (and its timestamp) is kept when nothing changed, so
-# that rebuilds stay incremental.  Every "=y" line of the fragments must
-# stick (merge_config.sh only warns): dies otherwise.
+# that rebuilds stay incremental.  Every option the fragments want =y (the
+# last fragment that names it decides) must stick (merge_config.sh only
+# warns): dies otherwise.
 configure_kernel() {
 	local src=$1 out=$2 cfg line bad=0
 	shift 2
@@ -263,12 +264,22 @@ configure_kernel() {
 	else
 		rm -f "$cfg.prev"
 	fi
+	# What the fragments want, the last one that names an option winning
+	# (merge_config.sh's rule): each option wanted =y must be so.
+	declare -A want=()
 	while read -r line; do
-		[[ $line == CONFIG_*=y ]] || continue
-		grep -qx "$line" "$cfg" && continue
-		warn "$out: $line did not stick; .config has:" \
-		     "'$(grep -E "^(# )?${line%=y}[= ]" "$cfg" || echo nothing)'"
-		bad=1
+		if [[ $line == CONFIG_*=* ]]; then
+			want[${line%%=*}]=${line#*=}
+		elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set ]]; then
+			want[${BASH_REMATCH[1]}]=n
+		fi
 	done < <(cat "$@")
+	for line in "${!want[@]}"; do
+		[[ ${want[$line]} == y ]] || continue
+		grep -qx "$line=y" "$cfg" && continue
+		warn "$out: $line=y did not stick; .config has:" \
+		     "'$(grep -E "^(# )?$line[= ]" "$cfg" || echo nothing)'"
+		bad=1
+	done
 	((bad == 0)) || die "the configuration of $out lacks wanted options"
 }

@@ -14,6 +14,11 @@
 #   (stock bug 2 breaks the first);
 # - smaps_rollup: Shared_Hugetlb and Private_Hugetlb are the sums of the
 #   dump's smaps fields.
+# - mpcheck: a hugetlb page mapped once (hugetlb-*-private, -shared) is
+#   on node 1 after mbind(MPOL_MF_MOVE) to node 1; one mapped twice (by a
+#   child after fork, or through a PMD table shared with a child) stays on
+#   node 0 then, and is on node 1 after MPOL_MF_MOVE_ALL (stock bug 3
+#   breaks the first).
 # The checks hold for every hugetlb size, those of the masks (1G, arm64's
 # 64K) included; run on stock's output, they fail where stock's bug shows.
 
@@ -38,7 +43,19 @@ function hexval(s,    i, v) {
 /^= / {
 	dump = substr($0, 3)
 	sum["Shared_Hugetlb"] = sum["Private_Hugetlb"] = 0
+	call = ""
 	next
+}
+
+# mpcheck's hugetlb cases: the numa_maps line after a move to node 1.
+dump ~ /^hugetlb-/ && /^  mbind\(/ { call = $0; next }
+dump ~ /^hugetlb-/ && /^  numa_maps / && call ~ /bind:1, (STRICT\|)?MOVE(_ALL)?\) = 0$/ {
+	twice = dump ~ /-forked$|-shared-pmd$/ && call !~ /MOVE_ALL/
+	if (twice ? $0 !~ / N0=/ || $0 ~ / N1=/ : $0 ~ / N0=/)
+		fail(dump (twice ? " is mapped twice: moved" : \
+				   " is mapped once: not moved") " by " call)
+	checked++
+	call = ""
 }
 /^[^ ]/ { vma = "" }
 /^smaps / { vma = $2; next }

@@ -3,13 +3,14 @@
  * /init of the `make compare` guest: mount proc, sysfs, devtmpfs and a
  * tmpfs on /tmp, make a 64M zram device the swap, copy the results of the
  * KUnit tests that ran at boot from the kernel log to the console, run
- * /bin/pmcheck and the selftests of /bin/st/list, then power the machine
- * off (or, on x86 without ACPI, reset it: QEMU runs with -no-reboot and
- * exits).
+ * /bin/pmcheck, /bin/mpcheck and the selftests of /bin/st/list, then power
+ * the machine off (or, on x86 without ACPI, reset it: QEMU runs with
+ * -no-reboot and exits).
  *
- * Kernel command line: "pmcheck=bench" runs pmcheck's bench mode and no
- * selftest; "pmcheck=none" leaves pmcheck out; "selftests=NAME" runs the
- * list /bin/st/list-NAME instead of /bin/st/list.
+ * Kernel command line: "pmcheck=bench" runs pmcheck's bench mode and
+ * neither mpcheck nor a selftest; "pmcheck=none" leaves pmcheck and
+ * mpcheck out; "selftests=NAME" runs the list /bin/st/list-NAME instead of
+ * /bin/st/list.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -211,7 +212,7 @@ static void selftests(const char *listpath, char *const *envp)
 	fclose(list);
 }
 
-static void run_pmcheck(char *const *argv, char *const *envp)
+static void run_check(char *const *argv, char *const *envp)
 {
 	int status = 0;
 	pid_t pid;
@@ -225,7 +226,7 @@ static void run_pmcheck(char *const *argv, char *const *envp)
 	if (pid < 0)
 		printf("init: fork: %s\n", strerror(errno));
 	else if (waitpid(pid, &status, 0) == pid)
-		printf("init: pmcheck exited with status %d\n",
+		printf("init: %s exited with status %d\n", argv[0],
 		       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
@@ -233,6 +234,7 @@ int main(void)
 {
 	static char *const check[] = { "/bin/pmcheck", NULL };
 	static char *const bench[] = { "/bin/pmcheck", "bench", NULL };
+	static char *const mpcheck[] = { "/bin/mpcheck", NULL };
 	static char *const envp[] = { "PATH=/bin", NULL };
 	char *const *argv = check;
 	char cmdline[1024] = "", list[64] = "/bin/st/list", *opt;
@@ -285,8 +287,11 @@ int main(void)
 			 (int)strcspn(opt, "\n "), opt);
 	}
 
-	if (!strstr(cmdline, "pmcheck=none"))
-		run_pmcheck(argv, envp);
+	if (!strstr(cmdline, "pmcheck=none")) {
+		run_check(argv, envp);
+		if (argv == check)
+			run_check(mpcheck, envp);
+	}
 	if (argv == check)
 		selftests(list, envp);
 	printf("init: done\n");
