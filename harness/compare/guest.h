@@ -18,6 +18,7 @@
 #endif
 #define HUGE_SHIFT(s)		((unsigned int)(s) << 26)	/* MAP/MFD_HUGE_* */
 
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define KB			1024UL
 #define MB			(1024 * KB)
 #define GB			(1024 * MB)

@@ -130,7 +130,7 @@ static const char *result(long ret)
  * the offset in the mapping, "active=" (which depends on the LRU's timing)
  * is left out.
  */
-static void numa_maps(const char *p, unsigned long len)
+static void print_numa_maps(const char *p, unsigned long len)
 {
 	unsigned long start = (unsigned long)p, addr;
 	char line[1024], *rest, *a, *sp;
@@ -155,8 +155,8 @@ static void numa_maps(const char *p, unsigned long len)
 }
 
 /* mbind(@p + @off, @len, MPOL_BIND to @node, @flags), printed. */
-static long mb(const char *p, unsigned long off, unsigned long len, int node,
-	       unsigned int flags)
+static long mbind_to(const char *p, unsigned long off, unsigned long len,
+		     int node, unsigned int flags)
 {
 	unsigned long mask = 1UL << node;
 	long ret;
@@ -214,19 +214,19 @@ static void moves(const char *p, unsigned long len, int node)
 static void calls(const char *label, char *p, unsigned long len)
 {
 	printf("= %s\n", label);
-	numa_maps(p, len);
-	mb(p, 0, len, 1, MPOL_MF_STRICT);
-	mb(p, 0, len, 0, MPOL_MF_STRICT);
-	mb(p, 0, len, 1, 0);
-	mb(p, 0, len, 1, MPOL_MF_MOVE);
-	numa_maps(p, len);
-	mb(p, 0, len, 0, MPOL_MF_MOVE | MPOL_MF_STRICT);
-	numa_maps(p, len);
-	mb(p, 0, len, 1, MPOL_MF_MOVE_ALL | MPOL_MF_STRICT);
-	numa_maps(p, len);
+	print_numa_maps(p, len);
+	mbind_to(p, 0, len, 1, MPOL_MF_STRICT);
+	mbind_to(p, 0, len, 0, MPOL_MF_STRICT);
+	mbind_to(p, 0, len, 1, 0);
+	mbind_to(p, 0, len, 1, MPOL_MF_MOVE);
+	print_numa_maps(p, len);
+	mbind_to(p, 0, len, 0, MPOL_MF_MOVE | MPOL_MF_STRICT);
+	print_numa_maps(p, len);
+	mbind_to(p, 0, len, 1, MPOL_MF_MOVE_ALL | MPOL_MF_STRICT);
+	print_numa_maps(p, len);
 	moves(p, len, -1);
 	moves(p, len, 0);
-	numa_maps(p, len);
+	print_numa_maps(p, len);
 }
 
 /*
@@ -236,12 +236,12 @@ static void calls(const char *label, char *p, unsigned long len)
 static void calls_gigantic(const char *label, char *p, unsigned long len)
 {
 	printf("= %s\n", label);
-	numa_maps(p, len);
-	mb(p, 0, len, 1, MPOL_MF_STRICT);
-	mb(p, 0, len, 1, MPOL_MF_MOVE);
-	numa_maps(p, len);
-	mb(p, 0, len, 0, MPOL_MF_MOVE_ALL | MPOL_MF_STRICT);
-	numa_maps(p, len);
+	print_numa_maps(p, len);
+	mbind_to(p, 0, len, 1, MPOL_MF_STRICT);
+	mbind_to(p, 0, len, 1, MPOL_MF_MOVE);
+	print_numa_maps(p, len);
+	mbind_to(p, 0, len, 0, MPOL_MF_MOVE_ALL | MPOL_MF_STRICT);
+	print_numa_maps(p, len);
 }
 
 /* A child that maps what the parent maps until it is killed. */
@@ -375,7 +375,7 @@ static void fork_case(const char *label, unsigned long len, int advice)
 		touch(p + 1 * MB, 2 * PAGE, PAGE);
 	calls(label, p, len);
 	unhold(pid);
-	mb(p, 0, len, 0, MPOL_MF_MOVE_ALL);
+	mbind_to(p, 0, len, 0, MPOL_MF_MOVE_ALL);
 	calls(label, p, len);
 	munmap(p, len);
 }
@@ -422,16 +422,16 @@ static void holes_case(void)
 	touch(p, 256 * KB, PAGE);
 	touch(p + 512 * KB, 256 * KB, PAGE);
 	printf("= holes\n");
-	mb(p, 0, 768 * KB, 1, 0);
-	mb(p, 0, 768 * KB, 1, MPOL_MF_STRICT);
-	mb(p, 0, 768 * KB, 1, MPOL_MF_MOVE);
-	mb(p, 512 * KB, 512 * KB, 1, MPOL_MF_MOVE);
-	mb(p, 256 * KB, 512 * KB, 1, MPOL_MF_STRICT);
+	mbind_to(p, 0, 768 * KB, 1, 0);
+	mbind_to(p, 0, 768 * KB, 1, MPOL_MF_STRICT);
+	mbind_to(p, 0, 768 * KB, 1, MPOL_MF_MOVE);
+	mbind_to(p, 512 * KB, 512 * KB, 1, MPOL_MF_MOVE);
+	mbind_to(p, 256 * KB, 512 * KB, 1, MPOL_MF_STRICT);
 	/* Misplaced pages before a hole: the hole is found first. */
-	mb(p, 128 * KB, 256 * KB, 1, MPOL_MF_STRICT);
-	mb(p, 256 * KB, 128 * KB, 1, MPOL_MF_MOVE);
-	mb(p, 128 * KB, 128 * KB, 1, MPOL_MF_MOVE | MPOL_MF_STRICT);
-	numa_maps(p, 1 * MB);
+	mbind_to(p, 128 * KB, 256 * KB, 1, MPOL_MF_STRICT);
+	mbind_to(p, 256 * KB, 128 * KB, 1, MPOL_MF_MOVE);
+	mbind_to(p, 128 * KB, 128 * KB, 1, MPOL_MF_MOVE | MPOL_MF_STRICT);
+	print_numa_maps(p, 1 * MB);
 	munmap(p, 1 * MB);
 }
 
@@ -527,10 +527,10 @@ static void special_case(const char *name)
 			continue;
 		snprintf(label, sizeof(label), "special %s", name);
 		printf("= %s\n", label);
-		mb((char *)start, 0, end - start, 1, MPOL_MF_STRICT);
-		mb((char *)start, 0, end - start, 0, MPOL_MF_STRICT);
-		mb((char *)start, 0, end - start, 1,
-		   MPOL_MF_MOVE | MPOL_MF_STRICT);
+		mbind_to((char *)start, 0, end - start, 1, MPOL_MF_STRICT);
+		mbind_to((char *)start, 0, end - start, 0, MPOL_MF_STRICT);
+		mbind_to((char *)start, 0, end - start, 1,
+			 MPOL_MF_MOVE | MPOL_MF_STRICT);
 		moves((char *)start, end - start, -1);
 	}
 	fclose(f);
@@ -558,11 +558,11 @@ static void pfnmap_case(void)
 	on_node0("pfnmap", p, 64 * KB);
 	touch(p + 4 * PAGE, 2 * PAGE, PAGE);
 	printf("= pfnmap\n");
-	mb(p, 0, 64 * KB, 1, MPOL_MF_STRICT);
-	mb(p, 0, 64 * KB, 1, MPOL_MF_MOVE);
-	mb(p, 0, 64 * KB, 1, MPOL_MF_MOVE | MPOL_MF_STRICT);
-	mb(p, 0, 64 * KB, 0, MPOL_MF_STRICT);
-	numa_maps(p, 64 * KB);
+	mbind_to(p, 0, 64 * KB, 1, MPOL_MF_STRICT);
+	mbind_to(p, 0, 64 * KB, 1, MPOL_MF_MOVE);
+	mbind_to(p, 0, 64 * KB, 1, MPOL_MF_MOVE | MPOL_MF_STRICT);
+	mbind_to(p, 0, 64 * KB, 0, MPOL_MF_STRICT);
+	print_numa_maps(p, 64 * KB);
 	munmap(p, 64 * KB);
 }
 #endif
@@ -585,13 +585,13 @@ static void migrate_case(void)
 	errno = 0;
 	ret = syscall(SYS_migrate_pages, 0, 8 * sizeof(from), &from, &to);
 	printf("  migrate_pages(0, {0}, {1}) = %s\n", result(ret));
-	numa_maps(small, 256 * KB);
-	numa_maps(thp, 4 * MB);
+	print_numa_maps(small, 256 * KB);
+	print_numa_maps(thp, 4 * MB);
 	errno = 0;
 	ret = syscall(SYS_migrate_pages, 0, 8 * sizeof(from), &to, &from);
 	printf("  migrate_pages(0, {1}, {0}) = %s\n", result(ret));
-	numa_maps(small, 256 * KB);
-	numa_maps(thp, 4 * MB);
+	print_numa_maps(small, 256 * KB);
+	print_numa_maps(thp, 4 * MB);
 	munmap(small, 256 * KB);
 	munmap(thp, 4 * MB);
 }
@@ -658,7 +658,7 @@ static void pools(unsigned long kb, long want, long nr[2])
 int main(void)
 {
 	static const unsigned long sizes[] = { 64 * KB, 2 * MB, 32 * MB, GB };
-	char label[64];
+	char label[64], size[16];
 	unsigned int i;
 	long nr[2];
 
@@ -685,20 +685,23 @@ int main(void)
 	else
 		file_case("page-cache", "/mnt/mpcheck-file", 0);
 	holes_case();
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		if (!have_huge(sizes[i] / KB))
 			continue;
 		pools(sizes[i] / KB, sizes[i] < GB ? 2 : 1, nr);
-		snprintf(label, sizeof(label), "hugetlb-%lu%s-private",
+		snprintf(size, sizeof(size), "%lu%s",
 			 sizes[i] < MB ? sizes[i] / KB : sizes[i] < GB ?
 			 sizes[i] / MB : sizes[i] / GB,
 			 sizes[i] < MB ? "K" : sizes[i] < GB ? "M" : "G");
+		snprintf(label, sizeof(label), "hugetlb-%s-private", size);
 		hugetlb_case(label, sizes[i], 0, 0);
 		/* Copying a gigantic page takes a minute under TCG: once. */
 		if (sizes[i] < GB) {
-			strcpy(strrchr(label, '-'), "-shared");
+			snprintf(label, sizeof(label), "hugetlb-%s-shared",
+				 size);
 			hugetlb_case(label, sizes[i], 1, 0);
-			strcpy(strrchr(label, '-'), "-private-forked");
+			snprintf(label, sizeof(label),
+				 "hugetlb-%s-private-forked", size);
 			hugetlb_case(label, sizes[i], 0, 1);
 		}
 		pool(0, sizes[i] / KB, "nr_hugepages", nr[0]);

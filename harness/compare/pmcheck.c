@@ -52,7 +52,6 @@
 
 #define THP			"/sys/kernel/mm/transparent_hugepage/"
 
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 /* Each mapping gets its own aligned gigabyte, from here on. */
 #define BASE			(64 * GB)
 
