@@ -5,8 +5,9 @@
 #  3. scripts/kernel-doc -Wall on include/linux/pt_iter.h and mm/pt_iter*.c,
 #     and on the functions the series adds to existing files;
 #  4. a W=1 C=1 (gcc extra warnings + sparse) build of the pt_iter objects
-#     and of fs/proc/task_mmu.o (its walkers are pt_iter users), in the
-#     x86_64 KUnit build directory;
+#     and of the pt_iter users fs/proc/task_mmu.o, mm/mincore.o and
+#     mm/damon/vaddr.o (with its KUnit tests), in the x86_64 KUnit build
+#     directory (mm/mempolicy.o needs NUMA, which that kernel lacks);
 #  5. no indirect call in the walk: objdump of mm/pt_iter.o (x86_64, built
 #     with retpolines) must show no indirect call or jump and no reference
 #     to a retpoline thunk.
@@ -17,7 +18,7 @@ set -euo pipefail
 
 ARCH=x86_64
 OBJS=(mm/pt_iter.o mm/pt_iter_debugfs.o mm/tests/pt_iter_kunit.o mm/tests/pt_iter_bench.o
-      fs/proc/task_mmu.o)
+      fs/proc/task_mmu.o mm/mincore.o mm/damon/vaddr.o)
 BAD=()
 
 # step NAME OUTPUT-FILE STATUS: report one step; its output only if it failed.

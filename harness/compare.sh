@@ -9,9 +9,12 @@
 # catalogue of mappings and prints what /proc says about each, and
 # harness/compare/mpcheck, which moves a catalogue of its own between the
 # NUMA nodes with mbind(), move_pages() and migrate_pages() and prints what
-# they return and numa_maps after each, and compare the two outputs byte
-# for byte.  The output of the stock kernel is the
-# reference: a difference fails, and so does a kernel warning in either.
+# they return and numa_maps after each, harness/compare/mccheck, which asks
+# vmtouch (Debian's, a mincore() client) about files it laid out, and
+# harness/compare/dmcheck, which has DAMON monitor regions it writes or
+# not, and compare the two outputs byte for byte.  The output of the stock
+# kernel is the reference: a difference fails, and so does a kernel
+# warning in either.
 # After pmcheck the guest runs the selftests of harness/compare/
 # selftests.list; their results must be the same on both kernels too.
 # On arm64 each kernel boots twice more, selftests only, with
@@ -118,6 +121,37 @@ build_selftests() {
 			die "$ARCH: selftest $src does not build"
 	done <"$CMP/selftests.list"
 }
+
+# vmtouch for $ARCH (Debian's package: the binary and the C library it
+# loads) into $WORK/vmtouch/, for mccheck.  The arm64 package comes
+# through dpkg's multiarch (the foreign architecture is added once).
+fetch_vmtouch() {
+	local debarch=${DEB_ARCH[$ARCH]} dir=$OUT/debs debs libdir
+	mkdir -p "$dir"
+	debs=("$dir"/vmtouch_*_"$debarch".deb)
+	if [[ ! -f ${debs[0]} ]]; then
+		if [[ $debarch != $(dpkg --print-architecture) ]] &&
+		   ! dpkg --print-foreign-architectures | grep -qx "$debarch"; then
+			dpkg --add-architecture "$debarch"
+			apt-get update -q >/dev/null
+		fi
+		(cd "$dir" && apt-get download -q "vmtouch:$debarch" 2>&1 |
+			grep -v 'unsandboxed as root' >&2) ||
+			die "$ARCH: apt-get download vmtouch:$debarch failed"
+		debs=("$dir"/vmtouch_*_"$debarch".deb)
+	fi
+	rm -rf "$WORK/vmtouch"
+	mkdir -p "$WORK/vmtouch"
+	dpkg-deb --fsys-tarfile "${debs[0]}" | tar -xO ./usr/bin/vmtouch \
+		>"$WORK/vmtouch/vmtouch"
+	case $ARCH in
+	x86_64) libdir=/lib/x86_64-linux-gnu LD_SO=/lib64/ld-linux-x86-64.so.2 ;;
+	arm64) libdir=/usr/aarch64-linux-gnu/lib LD_SO=/lib/ld-linux-aarch64.so.1 ;;
+	esac
+	cp -L "$libdir/libc.so.6" "$WORK/vmtouch/libc.so.6"
+	cp -L "$libdir/${LD_SO##*/}" "$WORK/vmtouch/ld.so"
+}
+declare -A DEB_ARCH=([x86_64]=amd64 [arm64]=arm64)
 
 # The name, under /bin/st of the guest, of the selftest list of boot $1
 # ("" for the first boot of an architecture).
@@ -244,6 +278,9 @@ for ARCH in $ARCHS; do
 	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/init" "$CMP/init.c"
 	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/pmcheck" "$CMP/pmcheck.c"
 	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/mpcheck" "$CMP/mpcheck.c"
+	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/mccheck" "$CMP/mccheck.c"
+	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/dmcheck" "$CMP/dmcheck.c"
+	fetch_vmtouch
 	rm -rf "$WORK/st"
 	[[ ${BENCH:-0} != 0 || ${SELFTESTS:-1} == 0 ]] || build_selftests
 	GEN_CPIO=$OUT/compare-stock-$ARCH/usr/gen_init_cpio
@@ -260,6 +297,13 @@ dir /bin 0755 0 0
 file /init $WORK/init 0755 0 0
 file /bin/pmcheck $WORK/pmcheck 0755 0 0
 file /bin/mpcheck $WORK/mpcheck 0755 0 0
+file /bin/mccheck $WORK/mccheck 0755 0 0
+file /bin/dmcheck $WORK/dmcheck 0755 0 0
+file /bin/vmtouch $WORK/vmtouch/vmtouch 0755 0 0
+dir /lib 0755 0 0
+dir /lib64 0755 0 0
+file $LD_SO $WORK/vmtouch/ld.so 0755 0 0
+file /lib/libc.so.6 $WORK/vmtouch/libc.so.6 0755 0 0
 LIST
 	if [[ -f $WORK/st/list ]]; then
 		echo "dir /bin/st 0755 0 0"
@@ -295,7 +339,9 @@ LIST
 				>>"$LOGS/compare-$side-$ARCH.selftests"
 			if [[ -z $boot ]]; then
 				sed -n '/^PMCHECK: BEGIN$/,/^PMCHECK: END$/p
-					/^MPCHECK: BEGIN$/,/^MPCHECK: END$/p' \
+					/^MPCHECK: BEGIN$/,/^MPCHECK: END$/p
+					/^MCCHECK: BEGIN$/,/^MCCHECK: END$/p
+					/^DMCHECK: BEGIN$/,/^DMCHECK: END$/p' \
 					"$log" >"$LOGS/compare-$side-$ARCH.out"
 				step "$ARCH: $side guest ran for $((SECONDS - t0))s: $(wc -l <"$LOGS/compare-$side-$ARCH.out") lines, $(selftest_results "$log" | grep -c ': exit \|: signal \|: lost') selftests"
 				for check in PMCHECK MPCHECK; do

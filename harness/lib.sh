@@ -122,9 +122,13 @@ kunit_archs() {
 # The debugfs view is enabled too, so that every object of the series is
 # built (and booted) by "make test" and checked by "make check".
 kunit_config_args() {
+	# DAMON: its vaddr access check is a pt_iter walk, with a suite.
 	KUNIT_CONFIG_ARGS=(--kunitconfig="$KUNITCONFIG"
 			   --kconfig_add=CONFIG_DEBUG_FS=y
-			   --kconfig_add=CONFIG_PT_ITER_DEBUGFS=y)
+			   --kconfig_add=CONFIG_PT_ITER_DEBUGFS=y
+			   --kconfig_add=CONFIG_DAMON=y
+			   --kconfig_add=CONFIG_DAMON_VADDR=y
+			   --kconfig_add=CONFIG_DAMON_VADDR_KUNIT_TEST=y)
 	case $1 in
 	riscv64)
 		# riscv has no CONFIG_MEMORY_FAILURE in 6.12; kunit.py refuses a
@@ -185,6 +189,8 @@ SERIES_OBJECTS=(
 	"mm/userfaultfd.o USERFAULTFD"
 	"mm/migrate.o MIGRATION"
 	"mm/mempolicy.o NUMA"
+	"mm/mincore.o MMU"
+	"mm/damon/vaddr.o DAMON_VADDR"
 	"fs/proc/task_mmu.o PROC_PAGE_MONITOR"
 )
 

@@ -19,6 +19,8 @@
 #   child after fork, or through a PMD table shared with a child) stays on
 #   node 0 then, and is on node 1 after MPOL_MF_MOVE_ALL (stock bug 3
 #   breaks the first).
+# - dmcheck: DAMON finds the regions written all the time accessed and
+#   those written once not, small pages, THP and hugetlb of every size.
 # The checks hold for every hugetlb size, those of the masks (1G, arm64's
 # 64K) included; run on stock's output, they fail where stock's bug shows.
 
@@ -57,6 +59,19 @@ dump ~ /^hugetlb-/ && /^  numa_maps / && call ~ /bind:1, (STRICT\|)?MOVE(_ALL)?\
 	checked++
 	call = ""
 }
+# dmcheck: DAMON saw the regions written again and again accessed in its
+# last aggregation, and those written once not.
+/^region .*, written again and again: / {
+	if ($0 !~ /: accessed$/)
+		fail("written all the time, not seen accessed")
+	checked++
+}
+/^region .*, written once: / {
+	if ($0 !~ /: not accessed$/)
+		fail("written once, seen accessed")
+	checked++
+}
+
 /^[^ ]/ { vma = "" }
 /^smaps / { vma = $2; next }
 
@@ -91,7 +106,7 @@ END {
 		print "expect.awk: no hugetlb entry to check" > "/dev/stderr"
 		exit 1
 	}
-	printf "expect.awk: %d hugetlb fields checked, %d wrong\n", checked,
-	       failed
+	printf "expect.awk: %d hugetlb and DAMON fields checked, %d wrong\n",
+	       checked, failed
 	exit failed != 0
 }

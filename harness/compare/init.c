@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /init of the `make compare` guest: mount proc, sysfs, devtmpfs and a
- * tmpfs on /tmp, make a 64M zram device the swap, copy the results of the
+ * /init of the `make compare` guest: mount proc, sysfs, devtmpfs and
+ * tmpfs on /tmp and /dev/shm, make a 64M zram device the swap, copy the results of the
  * KUnit tests that ran at boot from the kernel log to the console, run
- * /bin/pmcheck, /bin/mpcheck and the selftests of /bin/st/list, then power
- * the machine off (or, on x86 without ACPI, reset it: QEMU runs with
- * -no-reboot and exits).
+ * /bin/pmcheck, /bin/mpcheck, /bin/mccheck, /bin/dmcheck and the selftests
+ * of /bin/st/list, then power the machine off (or, on x86 without ACPI,
+ * reset it: QEMU runs with -no-reboot and exits).
  *
- * Kernel command line: "pmcheck=bench" runs pmcheck's bench mode and
- * neither mpcheck nor a selftest; "pmcheck=none" leaves pmcheck and
- * mpcheck out; "selftests=NAME" runs the list /bin/st/list-NAME instead of
- * /bin/st/list.
+ * Kernel command line: "pmcheck=bench" runs pmcheck's bench mode and none
+ * of the other checks nor a selftest; "pmcheck=none" leaves pmcheck,
+ * mpcheck, mccheck and dmcheck out; "selftests=NAME" runs the list
+ * /bin/st/list-NAME instead of /bin/st/list.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -235,6 +235,8 @@ int main(void)
 	static char *const check[] = { "/bin/pmcheck", NULL };
 	static char *const bench[] = { "/bin/pmcheck", "bench", NULL };
 	static char *const mpcheck[] = { "/bin/mpcheck", NULL };
+	static char *const mccheck[] = { "/bin/mccheck", NULL };
+	static char *const dmcheck[] = { "/bin/dmcheck", NULL };
 	static char *const envp[] = { "PATH=/bin", NULL };
 	char *const *argv = check;
 	char cmdline[1024] = "", list[64] = "/bin/st/list", *opt;
@@ -246,6 +248,8 @@ int main(void)
 	do_mount("sysfs", "/sys", "sysfs");
 	do_mount("devtmpfs", "/dev", "devtmpfs");
 	do_mount("tmpfs", "/tmp", "tmpfs");
+	/* POSIX shared memory, where selftests (mincore) make files. */
+	do_mount("tmpfs", "/dev/shm", "tmpfs");
 	do_mount("debugfs", "/sys/kernel/debug", "debugfs");
 	zram_swap();
 	put("/proc/sys/kernel/randomize_va_space", "0");
@@ -289,8 +293,11 @@ int main(void)
 
 	if (!strstr(cmdline, "pmcheck=none")) {
 		run_check(argv, envp);
-		if (argv == check)
+		if (argv == check) {
 			run_check(mpcheck, envp);
+			run_check(mccheck, envp);
+			run_check(dmcheck, envp);
+		}
 	}
 	if (argv == check)
 		selftests(list, envp);

@@ -734,6 +734,61 @@ static void dump_scans(void)
 	}
 }
 
+/*
+ * The mincore() vector of each mapping, as runs of one value: read whole,
+ * then in pieces at odd offsets and lengths (mincore() walks in chunks of
+ * a page of vector), which must agree with it.
+ */
+static void dump_mincore(void)
+{
+	static const unsigned long pieces[] = { 1, 3, 17, 511, 513, 4097 };
+	unsigned long i, n, first, off, len, step;
+	unsigned char *vec, *part;
+	unsigned int k, bad;
+	int r;
+
+	for (r = 0; r < nr_regions; r++) {
+		n = regions[r].len / PAGE;
+		vec = malloc(n);
+		part = malloc(n);
+		if (!vec || !part) {
+			note("mincore %s: no memory", regions[r].label);
+			break;
+		}
+		if (mincore((void *)regions[r].addr, regions[r].len, vec)) {
+			printf("mincore %s: %s\n", regions[r].label,
+			       strerror(errno));
+			free(vec);
+			free(part);
+			continue;
+		}
+		for (first = 0, i = 1; i <= n; i++) {
+			if (i < n && vec[i] == vec[first])
+				continue;
+			printf("mincore %s %lu-%lu %#x\n", regions[r].label,
+			       first, i - 1, vec[first]);
+			first = i;
+		}
+		bad = 0;
+		for (k = 0; k < ARRAY_SIZE(pieces); k++) {
+			/* At most about 64 pieces of each length. */
+			step = pieces[k] > n / 64 ? pieces[k] : n / 64;
+			for (off = (k * 7) % n; off < n; off += step) {
+				len = pieces[k] < n - off ? pieces[k] : n - off;
+				if (mincore((void *)(regions[r].addr + off * PAGE),
+					    len * PAGE, part) ||
+				    memcmp(part, vec + off, len))
+					bad++;
+			}
+		}
+		if (bad)
+			printf("mincore %s: %u pieces differ\n",
+			       regions[r].label, bad);
+		free(vec);
+		free(part);
+	}
+}
+
 static void dump_rollup(void)
 {
 	char line[512];
@@ -757,6 +812,7 @@ static void dump(const char *when)
 	dump_numa_maps();
 	dump_pagemap();
 	dump_scans();
+	dump_mincore();
 	dump_rollup();
 }
 
@@ -787,7 +843,7 @@ static void hugetlb(const char *label, unsigned long size, int shared)
 	int log = __builtin_ctzl(size);
 	/* Two pages, the second not faulted; one of 1G or more. */
 	unsigned long len = size < GB ? 2 * size : size;
-	char *p;
+	char *p, *again;
 
 	if (shared) {
 		int fd = memfd_create(label, MFD_HUGETLB | HUGE_SHIFT(log));
@@ -803,6 +859,13 @@ static void hugetlb(const char *label, unsigned long size, int shared)
 		}
 		p = map(label, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 			size > GB ? size : GB);
+		/*
+		 * The same file again, never touched here: its page is in
+		 * the page cache, and no page table of this mapping exists.
+		 */
+		if (asprintf(&again, "%s-again", label) > 0)
+			map(again, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			    size > GB ? size : GB);
 		close(fd);
 	} else {
 		p = map(label, len, PROT_READ | PROT_WRITE,
@@ -970,6 +1033,7 @@ static void bench_files(const char *layout, const char *p, unsigned long len)
 	unsigned long long t[BENCH_READS], t0;
 	unsigned long n, off, cnt;
 	unsigned int f, r;
+	unsigned char *mcvec;
 	long bytes = 0;
 
 	for (f = 0; f < ARRAY_SIZE(files); f++) {
@@ -1033,6 +1097,20 @@ static void bench_files(const char *layout, const char *p, unsigned long len)
 	}
 	printf("PMBENCH: %s pagemap_scan %llu %ld\n", layout, median(t), bytes);
 	fflush(stdout);
+
+	/* mincore() of the layout. */
+	mcvec = malloc(len / PAGE);
+	for (r = 0; mcvec && r <= BENCH_READS; r++) {
+		t0 = now_ns();
+		if (mincore((void *)p, len, mcvec))
+			note("%s: mincore: %s", layout, strerror(errno));
+		if (r)
+			t[r - 1] = now_ns() - t0;
+	}
+	printf("PMBENCH: %s mincore %llu %ld\n", layout, median(t),
+	       len / PAGE);
+	fflush(stdout);
+	free(mcvec);
 
 	/*
 	 * mbind(MPOL_MF_MOVE) of the layout to both nodes: every folio is
