@@ -185,18 +185,27 @@ static int damon_start(pid_t pid)
 	return 0;
 }
 
-/* What the last aggregation saw of each region. */
+/*
+ * What the last aggregation saw of each region.  The update of the tried
+ * regions sometimes finds none (it raced with the scheme's application):
+ * it is asked again, a few times.
+ */
 static void damon_report(void)
 {
 	const char *tried = CTX "schemes/0/tried_regions/";
-	unsigned long start, i;
-	unsigned int r;
+	struct timespec pause = { 0, 200 * 1000 * 1000 };
+	unsigned long start, i = 0;
+	unsigned int r, tries;
+	char fmt[256];
 	long acc;
 
-	put_or_note(DAMON "0/state", "update_schemes_tried_regions");
+	snprintf(fmt, sizeof(fmt), "%s%%lu/start", tried);
+	for (tries = 0; tries < 10 && get_num(fmt, 0) < 0; tries++) {
+		put_or_note(DAMON "0/state", "update_schemes_tried_regions");
+		if (get_num(fmt, 0) < 0)
+			nanosleep(&pause, NULL);
+	}
 	for (i = 0; i < 64; i++) {
-		char fmt[256];
-
 		snprintf(fmt, sizeof(fmt), "%s%%lu/start", tried);
 		if (get_num(fmt, i) < 0)
 			break;
