@@ -128,19 +128,13 @@ static void put_num(const char *fmt, unsigned long n, const char *val)
 	put_or_note(path, val);
 }
 
-static long get_num(const char *fmt, unsigned long n)
+/* get_num() of the file named by @fmt with @n. */
+static long get_numf(const char *fmt, unsigned long n)
 {
-	char path[256], buf[64] = "";
-	int fd;
+	char path[256];
 
 	snprintf(path, sizeof(path), fmt, n);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	if (read(fd, buf, sizeof(buf) - 1) < 0)
-		buf[0] = 0;
-	close(fd);
-	return buf[0] ? strtol(buf, NULL, 0) : -1;
+	return get_num(path);
 }
 
 /* Monitor @pid with one fixed region per mapping, a "stat" scheme. */
@@ -200,18 +194,18 @@ static void damon_report(void)
 	long acc;
 
 	snprintf(fmt, sizeof(fmt), "%s%%lu/start", tried);
-	for (tries = 0; tries < 10 && get_num(fmt, 0) < 0; tries++) {
+	for (tries = 0; tries < 10 && get_numf(fmt, 0) < 0; tries++) {
 		put_or_note(DAMON "0/state", "update_schemes_tried_regions");
-		if (get_num(fmt, 0) < 0)
+		if (get_numf(fmt, 0) < 0)
 			nanosleep(&pause, NULL);
 	}
 	for (i = 0; i < 64; i++) {
 		snprintf(fmt, sizeof(fmt), "%s%%lu/start", tried);
-		if (get_num(fmt, i) < 0)
+		if (get_numf(fmt, i) < 0)
 			break;
-		start = (unsigned long)get_num(fmt, i);
+		start = (unsigned long)get_numf(fmt, i);
 		snprintf(fmt, sizeof(fmt), "%s%%lu/nr_accesses", tried);
-		acc = get_num(fmt, i);
+		acc = get_numf(fmt, i);
 		for (r = 0; r < nr_regions; r++)
 			if ((unsigned long)regions[r].p == start)
 				printf("region %s: %s\n", regions[r].label,

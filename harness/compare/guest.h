@@ -49,4 +49,18 @@ static int put(const char *path, const char *val)
 	return n == (ssize_t)strlen(val) ? 0 : -1;
 }
 
+/* The number in the file @path (0 if empty), or -1 if it cannot be read. */
+static inline long get_num(const char *path)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	if (read(fd, buf, sizeof(buf) - 1) < 0)
+		buf[0] = 0;
+	close(fd);
+	return strtol(buf, NULL, 10);
+}
+
 #endif /* GUEST_H */

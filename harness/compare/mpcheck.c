@@ -615,8 +615,7 @@ static int have_huge(unsigned long kb)
 /* /sys/devices/system/node/node@node/hugepages/hugepages-@kb/@what. */
 static long pool(int node, unsigned long kb, const char *what, long set)
 {
-	char path[128], buf[32] = "";
-	int fd;
+	char path[128], buf[32];
 
 	snprintf(path, sizeof(path),
 		 "/sys/devices/system/node/node%d/hugepages/hugepages-%lukB/%s",
@@ -625,13 +624,7 @@ static long pool(int node, unsigned long kb, const char *what, long set)
 		snprintf(buf, sizeof(buf), "%ld", set);
 		return put(path, buf);
 	}
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	if (read(fd, buf, sizeof(buf) - 1) < 0)
-		buf[0] = 0;
-	close(fd);
-	return strtol(buf, NULL, 10);
+	return get_num(path);
 }
 
 /*

@@ -879,18 +879,13 @@ static void hugetlb(const char *label, unsigned long size, int shared)
 /* The number in /sys/kernel/mm/hugepages/hugepages-@kb/@what, or 0. */
 static unsigned long huge_count(unsigned long kb, const char *what)
 {
-	char path[128], buf[32] = "";
-	int fd;
+	char path[128];
+	long n;
 
 	snprintf(path, sizeof(path),
 		 "/sys/kernel/mm/hugepages/hugepages-%lukB/%s", kb, what);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	if (read(fd, buf, sizeof(buf) - 1) < 0)
-		buf[0] = 0;
-	close(fd);
-	return strtoul(buf, NULL, 10);
+	n = get_num(path);
+	return n < 0 ? 0 : n;
 }
 
 /* Whether hugetlb pages of @kb kB are reserved. */
