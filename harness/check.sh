@@ -10,7 +10,9 @@
 #     kernel lacks; mm/damon/vaddr.o, built by make test and bisect, has
 #     sparse warnings of 6.12's own: its KUnit file's "missing braces", and
 #     the lock context of folio_walk_start()/folio_walk_end(), which sparse
-#     cannot follow, as in mm/migrate.c and mm/ksm.c);
+#     cannot follow, as in mm/migrate.c and mm/ksm.c; mm/memory-failure.o,
+#     clean with W=1, has one of 6.12's own: the lock context of
+#     dev_pagemap_mapping_shift());
 #  5. no indirect call in the walk: objdump of mm/pt_iter.o (x86_64, built
 #     with retpolines) must show no indirect call or jump and no reference
 #     to a retpoline thunk.

@@ -259,8 +259,6 @@ for ARCH in $ARCHS; do
 			src=$TREE
 			frags+=("$CMP/debug.config" "$TREE/$KUNITCONFIG"
 				"$CMP/kunit.config")
-			[[ ! -f $CMP/kunit-$ARCH.config ]] ||
-				frags+=("$CMP/kunit-$ARCH.config")
 		fi
 		step "$ARCH: building the $side kernel (build/logs/build-compare-$side-$ARCH.log)"
 		configure_kernel "$src" "$kout" "${frags[@]}"
@@ -280,6 +278,7 @@ for ARCH in $ARCHS; do
 	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/mpcheck" "$CMP/mpcheck.c"
 	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/mccheck" "$CMP/mccheck.c"
 	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/dmcheck" "$CMP/dmcheck.c"
+	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/mfcheck" "$CMP/mfcheck.c"
 	fetch_vmtouch
 	rm -rf "$WORK/st"
 	[[ ${BENCH:-0} != 0 || ${SELFTESTS:-1} == 0 ]] || build_selftests
@@ -299,6 +298,7 @@ file /bin/pmcheck $WORK/pmcheck 0755 0 0
 file /bin/mpcheck $WORK/mpcheck 0755 0 0
 file /bin/mccheck $WORK/mccheck 0755 0 0
 file /bin/dmcheck $WORK/dmcheck 0755 0 0
+file /bin/mfcheck $WORK/mfcheck 0755 0 0
 file /bin/vmtouch $WORK/vmtouch/vmtouch 0755 0 0
 dir /lib 0755 0 0
 dir /lib64 0755 0 0
@@ -341,10 +341,11 @@ LIST
 				sed -n '/^PMCHECK: BEGIN$/,/^PMCHECK: END$/p
 					/^MPCHECK: BEGIN$/,/^MPCHECK: END$/p
 					/^MCCHECK: BEGIN$/,/^MCCHECK: END$/p
-					/^DMCHECK: BEGIN$/,/^DMCHECK: END$/p' \
+					/^DMCHECK: BEGIN$/,/^DMCHECK: END$/p
+					/^MFCHECK: BEGIN$/,/^MFCHECK: END$/p' \
 					"$log" >"$LOGS/compare-$side-$ARCH.out"
 				step "$ARCH: $side guest ran for $((SECONDS - t0))s: $(wc -l <"$LOGS/compare-$side-$ARCH.out") lines, $(selftest_results "$log" | grep -c ': exit \|: signal \|: lost') selftests"
-				for check in PMCHECK MPCHECK; do
+				for check in PMCHECK MPCHECK MFCHECK; do
 					[[ $check == PMCHECK || ${BENCH:-0} == 0 ]] ||
 						continue
 					grep -q "^$check: END" "$log" && continue

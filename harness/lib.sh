@@ -191,6 +191,8 @@ SERIES_OBJECTS=(
 	"mm/mempolicy.o NUMA"
 	"mm/mincore.o MMU"
 	"mm/damon/vaddr.o DAMON_VADDR"
+	"mm/memory-failure.o MEMORY_FAILURE"
+	"mm/mprotect.o MMU"
 	"fs/proc/task_mmu.o PROC_PAGE_MONITOR"
 )
 

@@ -21,6 +21,8 @@
 #   breaks the first).
 # - dmcheck: DAMON finds the regions written all the time accessed and
 #   those written once not, small pages, THP and hugetlb of every size.
+# - mfcheck: each of its five SIGBUS of memory failure's page table walk
+#   names the address the poisoned page is mapped at, as a base page.
 # The checks hold for every hugetlb size, those of the masks (1G, arm64's
 # 64K) included; run on stock's output, they fail where stock's bug shows.
 
@@ -72,6 +74,16 @@ dump ~ /^hugetlb-/ && /^  numa_maps / && call ~ /bind:1, (STRICT\|)?MOVE(_ALL)?\
 	checked++
 }
 
+# mfcheck: where a poisoned THP stays mapped, poisoning it again walks the
+# page tables, and the SIGBUS names the address that maps the page.
+/^MFCHECK: BEGIN$/ { dump = "mfcheck" }
+/^  again \(walk\): / {
+	if ($0 !~ /SIGBUS BUS_MCEERR_AR at .* lsb 12, as expected$/)
+		fail("memory failure's walk did not find the page")
+	walks++
+	checked++
+}
+
 /^[^ ]/ { vma = "" }
 /^smaps / { vma = $2; next }
 
@@ -106,7 +118,10 @@ END {
 		print "expect.awk: no hugetlb entry to check" > "/dev/stderr"
 		exit 1
 	}
-	printf "expect.awk: %d hugetlb and DAMON fields checked, %d wrong\n",
+	# thp-pinned 1, thp-pte-pinned 2, mthp64K-pinned 1, shmem-thp-twice 1
+	if (walks != 5)
+		fail(walks " memory failure walks, not 5")
+	printf "expect.awk: %d hugetlb, DAMON and memory failure fields checked, %d wrong\n",
 	       checked, failed
 	exit failed != 0
 }

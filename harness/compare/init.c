@@ -3,13 +3,13 @@
  * /init of the `make compare` guest: mount proc, sysfs, devtmpfs and
  * tmpfs on /tmp and /dev/shm, make a 64M zram device the swap, copy the results of the
  * KUnit tests that ran at boot from the kernel log to the console, run
- * /bin/pmcheck, /bin/mpcheck, /bin/mccheck, /bin/dmcheck and the selftests
- * of /bin/st/list, then power the machine off (or, on x86 without ACPI,
- * reset it: QEMU runs with -no-reboot and exits).
+ * /bin/pmcheck, /bin/mpcheck, /bin/mccheck, /bin/dmcheck, the selftests
+ * of /bin/st/list and /bin/mfcheck, then power the machine off (or, on x86
+ * without ACPI, reset it: QEMU runs with -no-reboot and exits).
  *
  * Kernel command line: "pmcheck=bench" runs pmcheck's bench mode and none
  * of the other checks nor a selftest; "pmcheck=none" leaves pmcheck,
- * mpcheck, mccheck and dmcheck out; "selftests=NAME" runs the list
+ * mpcheck, mccheck, dmcheck and mfcheck out; "selftests=NAME" runs the list
  * /bin/st/list-NAME instead of /bin/st/list.
  */
 #define _GNU_SOURCE
@@ -237,6 +237,7 @@ int main(void)
 	static char *const mpcheck[] = { "/bin/mpcheck", NULL };
 	static char *const mccheck[] = { "/bin/mccheck", NULL };
 	static char *const dmcheck[] = { "/bin/dmcheck", NULL };
+	static char *const mfcheck[] = { "/bin/mfcheck", NULL };
 	static char *const envp[] = { "PATH=/bin", NULL };
 	char *const *argv = check;
 	char cmdline[1024] = "", list[64] = "/bin/st/list", *opt;
@@ -301,6 +302,9 @@ int main(void)
 	}
 	if (argv == check)
 		selftests(list, envp);
+	/* Last: the pages it poisons are lost to what would come after. */
+	if (argv == check && !strstr(cmdline, "pmcheck=none"))
+		run_check(mfcheck, envp);
 	printf("init: done\n");
 
 	sync();
