@@ -111,6 +111,8 @@ build_selftests() {
 		[[ $src == mm/* ]] && extra=(-include "$sel/kselftest.h"
 			"$sel/mm/vm_util.c" "$sel/mm/thp_settings.c")
 		[[ $prog == uffd-unit-tests ]] && extra+=("$sel/mm/uffd-common.c")
+		# <lib/test_hmm_uapi.h> and <mm/gup_test.h>, from the tree.
+		[[ $prog == hmm-tests ]] && extra+=(-idirafter "$BASE")
 		[[ $prog == split_huge_page_test ]] && extra+=("$CMP/st_write.c"
 			-Wl,--wrap=write,--wrap=close,--wrap=sync)
 		# __FILE__ without the path: pagemap_ioctl names files after it.
