@@ -194,6 +194,7 @@ SERIES_OBJECTS=(
 	"mm/memory-failure.o MEMORY_FAILURE"
 	"mm/mprotect.o MMU"
 	"arch/s390/mm/gmap.o PGSTE"
+	"mm/hmm.o HMM_MIRROR"
 	"fs/proc/task_mmu.o PROC_PAGE_MONITOR"
 )
 
