@@ -193,6 +193,7 @@ SERIES_OBJECTS=(
 	"mm/damon/vaddr.o DAMON_VADDR"
 	"mm/memory-failure.o MEMORY_FAILURE"
 	"mm/mprotect.o MMU"
+	"mm/pagewalk.o MMU"
 	"arch/s390/mm/gmap.o PGSTE"
 	"mm/hmm.o HMM_MIRROR"
 	"fs/proc/task_mmu.o PROC_PAGE_MONITOR"

@@ -35,6 +35,8 @@
 #include <linux/userfaultfd_k.h>
 #include <linux/vmalloc.h>
 
+#include "pt_stock_walk.h"
+
 #define PT_BENCH_ROUNDS	20
 
 struct pt_bench_stats {
@@ -160,17 +162,20 @@ static int pt_bench_hugetlb_entry(pte_t *ptep, unsigned long hmask,
 #define pt_bench_hugetlb_entry	NULL
 #endif
 
-static const struct mm_walk_ops pt_bench_ops = {
-	.pmd_entry	= pt_bench_pmd_entry,
-	.hugetlb_entry	= pt_bench_hugetlb_entry,
-	.walk_lock	= PGWALK_RDLOCK,
+static const struct pt_stock_walk_ops pt_bench_ops = {
+	.ops = {
+		.pmd_entry	= pt_bench_pmd_entry,
+		.test_walk	= pt_stock_test_walk,
+		.walk_lock	= PGWALK_RDLOCK,
+	},
+	.hugetlb	= pt_bench_hugetlb_entry,
 };
 
 /* smap_gather_stats() of Linux 6.12.118 walks a whole VMA like this. */
 static void pt_bench_callbacks(struct vm_area_struct *vma,
 			       struct pt_bench_stats *st)
 {
-	walk_page_vma(vma, &pt_bench_ops, st);
+	walk_page_vma(vma, &pt_bench_ops.ops, st);
 }
 
 /* An entry of pt_bench_iter() that maps no folio. */
@@ -885,11 +890,14 @@ static int pt_bench_pagemap_hugetlb_range(pte_t *ptep, unsigned long hmask,
 #endif /* HUGETLB_PAGE */
 
 /* pagemap_ops */
-static const struct mm_walk_ops pt_bench_pagemap_ops = {
-	.pmd_entry	= pt_bench_pagemap_pmd_range,
-	.pte_hole	= pt_bench_pagemap_pte_hole,
-	.hugetlb_entry	= pt_bench_pagemap_hugetlb_range,
-	.walk_lock	= PGWALK_RDLOCK,
+static const struct pt_stock_walk_ops pt_bench_pagemap_ops = {
+	.ops = {
+		.pmd_entry	= pt_bench_pagemap_pmd_range,
+		.pte_hole	= pt_bench_pagemap_pte_hole,
+		.test_walk	= pt_stock_test_walk,
+		.walk_lock	= PGWALK_RDLOCK,
+	},
+	.hugetlb	= pt_bench_pagemap_hugetlb_range,
 };
 
 /* @nr pages of the same entry, with no pfn, from @addr. */
@@ -1162,7 +1170,7 @@ static ssize_t pt_bench_pagemap_read(struct mm_struct *mm, unsigned long start,
 			ret = pt_bench_pagemap_walk(mm, start_vaddr, end, &pm);
 		else
 			ret = walk_page_range(mm, start_vaddr, end,
-					      &pt_bench_pagemap_ops, &pm);
+					      &pt_bench_pagemap_ops.ops, &pm);
 		mmap_read_unlock(mm);
 		start_vaddr = end;
 
@@ -1472,7 +1480,8 @@ static int pt_bench_scan_test_walk(unsigned long start, unsigned long end,
 
 	p->cur_vma_category = vma_category;
 
-	return 0;
+	/* 6.12 walks a hugetlb VMA here, see pt_stock_walk.h. */
+	return pt_stock_walk_hugetlb(start, end, walk);
 }
 
 /* pagemap_scan_push_range() */
@@ -1744,11 +1753,13 @@ static int pt_bench_scan_pte_hole(unsigned long addr, unsigned long end,
 }
 
 /* pagemap_scan_ops */
-static const struct mm_walk_ops pt_bench_scan_ops = {
-	.test_walk = pt_bench_scan_test_walk,
-	.pmd_entry = pt_bench_scan_pmd_entry,
-	.pte_hole = pt_bench_scan_pte_hole,
-	.hugetlb_entry = pt_bench_scan_hugetlb_entry,
+static const struct pt_stock_walk_ops pt_bench_scan_ops = {
+	.ops = {
+		.test_walk = pt_bench_scan_test_walk,
+		.pmd_entry = pt_bench_scan_pmd_entry,
+		.pte_hole = pt_bench_scan_pte_hole,
+	},
+	.hugetlb = pt_bench_scan_hugetlb_entry,
 };
 
 /* The categories of a pt_iter entry, as the functions above find them. */
@@ -1998,7 +2009,7 @@ static long pt_bench_do_pagemap_scan(struct mm_struct *mm,
 			ret = pt_bench_scan_walk(mm, walk_start, p.arg.end, &p);
 		else
 			ret = walk_page_range(mm, walk_start, p.arg.end,
-					      &pt_bench_scan_ops, &p);
+					      &pt_bench_scan_ops.ops, &p);
 
 		if (p.arg.flags & PM_SCAN_WP_MATCHING)
 			mmu_notifier_invalidate_range_end(&range);

@@ -48,6 +48,7 @@
 #include <linux/userfaultfd_k.h>
 
 #include "../internal.h"
+#include "pt_stock_walk.h"
 
 #define PT_TEST_MAX_REC		520
 
@@ -3439,21 +3440,26 @@ static int pt_ref_hugetlb_entry(pte_t *ptep, unsigned long hmask,
 }
 #endif
 
-/* Walk VM_PFNMAP VMAs too: the callbacks decode their special PTEs. */
+/*
+ * Walk VM_PFNMAP VMAs too: the callbacks decode their special PTEs.  A
+ * hugetlb VMA is walked here, by its hugetlb entries, and then skipped.
+ */
 static int pt_ref_test_walk(unsigned long addr, unsigned long end,
 			    struct mm_walk *walk)
 {
-	return 0;
+	return pt_stock_walk_hugetlb(addr, end, walk);
 }
 
-static const struct mm_walk_ops pt_ref_ops = {
-	.pmd_entry = pt_ref_pmd_entry,
-	.pte_hole = pt_ref_hole,
+static const struct pt_stock_walk_ops pt_ref_ops = {
+	.ops = {
+		.pmd_entry = pt_ref_pmd_entry,
+		.pte_hole = pt_ref_hole,
+		.test_walk = pt_ref_test_walk,
+		.walk_lock = PGWALK_RDLOCK,
+	},
 #ifdef CONFIG_HUGETLB_PAGE
-	.hugetlb_entry = pt_ref_hugetlb_entry,
+	.hugetlb = pt_ref_hugetlb_entry,
 #endif
-	.test_walk = pt_ref_test_walk,
-	.walk_lock = PGWALK_RDLOCK,
 };
 
 static void pt_ref_bad(struct pt_ref *ref, unsigned long addr,
@@ -3784,7 +3790,7 @@ static void pt_ref_compare(struct pt_ref *ref, struct vm_area_struct *vma)
 	ref->vma = vma;
 	ref->hugetlb = is_vm_hugetlb_page(vma);
 	ref->walk_ret = walk_page_range(vma->vm_mm, ref->start, ref->end,
-					&pt_ref_ops, ref);
+					&pt_ref_ops.ops, ref);
 	for (addr = ref->start; addr < ref->end; addr += PAGE_SIZE)
 		if (pt_ref_at(ref, addr)->type < 0)
 			ref->unseen++;
