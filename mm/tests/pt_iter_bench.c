@@ -7,7 +7,8 @@
  * and hugetlb-mapped, other non-empty entries) over the whole VMA in two
  * ways: with walk_page_range() and mm_walk_ops callbacks written the way
  * /proc/PID/smaps writes them in Linux 6.12 (a ->pmd_entry() that handles a
- * THP and loops over a PTE table entry by entry, a ->hugetlb_entry()), and
+ * THP and loops over a PTE table entry by entry, and 6.12's hugetlb callback
+ * and walk, from pt_stock_walk.h), and
  * with a for_each_pt_entry() loop that asks for batches.  The two results
  * must be equal; the time of each is reported.
  *
@@ -165,17 +166,30 @@ static int pt_bench_hugetlb_entry(pte_t *ptep, unsigned long hmask,
 static const struct pt_stock_walk_ops pt_bench_ops = {
 	.ops = {
 		.pmd_entry	= pt_bench_pmd_entry,
-		.test_walk	= pt_stock_test_walk,
 		.walk_lock	= PGWALK_RDLOCK,
 	},
 	.hugetlb	= pt_bench_hugetlb_entry,
 };
 
-/* smap_gather_stats() of Linux 6.12.118 walks a whole VMA like this. */
+/*
+ * smap_gather_stats() of Linux 6.12.118 walks a whole VMA like this:
+ * walk_page_vma(), whose hugetlb walk is pt_stock_walk_hugetlb() now
+ * (walk_page_vma() calls no ->test_walk()).
+ */
 static void pt_bench_callbacks(struct vm_area_struct *vma,
 			       struct pt_bench_stats *st)
 {
-	walk_page_vma(vma, &pt_bench_ops.ops, st);
+	struct mm_walk walk = {
+		.ops = &pt_bench_ops.ops,
+		.mm = vma->vm_mm,
+		.vma = vma,
+		.private = st,
+	};
+
+	if (is_vm_hugetlb_page(vma))
+		pt_stock_walk_hugetlb(vma->vm_start, vma->vm_end, &walk);
+	else
+		walk_page_vma(vma, &pt_bench_ops.ops, st);
 }
 
 /* An entry of pt_bench_iter() that maps no folio. */
@@ -1480,8 +1494,15 @@ static int pt_bench_scan_test_walk(unsigned long start, unsigned long end,
 
 	p->cur_vma_category = vma_category;
 
-	/* 6.12 walks a hugetlb VMA here, see pt_stock_walk.h. */
-	return pt_stock_walk_hugetlb(start, end, walk);
+	return 0;
+}
+
+/* pagemap_scan_test_walk(), then 6.12's hugetlb walk (pt_stock_walk.h) */
+static int pt_bench_scan_cb_test_walk(unsigned long start, unsigned long end,
+				      struct mm_walk *walk)
+{
+	return pt_bench_scan_test_walk(start, end, walk) ?:
+	       pt_stock_walk_hugetlb(start, end, walk);
 }
 
 /* pagemap_scan_push_range() */
@@ -1755,7 +1776,7 @@ static int pt_bench_scan_pte_hole(unsigned long addr, unsigned long end,
 /* pagemap_scan_ops */
 static const struct pt_stock_walk_ops pt_bench_scan_ops = {
 	.ops = {
-		.test_walk = pt_bench_scan_test_walk,
+		.test_walk = pt_bench_scan_cb_test_walk,
 		.pmd_entry = pt_bench_scan_pmd_entry,
 		.pte_hole = pt_bench_scan_pte_hole,
 	},

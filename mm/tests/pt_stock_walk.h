@@ -4,14 +4,15 @@
  * code that compares pt_iter with 6.12's callback walkers (the reference
  * walk of the KUnit tests, the baselines of the benchmark).
  *
- * mm/pagewalk.c no longer walks the entries of a hugetlb VMA, and struct
- * mm_walk_ops has no callback for them.  A walker copied from 6.12 keeps
- * its hugetlb callback beside its mm_walk_ops in a struct
- * pt_stock_walk_ops, and its ->test_walk() calls pt_stock_walk_hugetlb(),
- * which walks a hugetlb VMA as 6.12 did and has the VMA skipped afterwards.
- * The callback is called through a pointer, as in 6.12, so that a baseline
- * pays what 6.12 paid.  The tests that include this depend on
- * CONFIG_HUGETLB_PAGE.
+ * struct mm_walk_ops loses its hugetlb callback in this series, and
+ * mm/pagewalk.c its walk of a hugetlb VMA's entries; these walkers do not
+ * use them.  A walker copied from 6.12 keeps its hugetlb callback beside
+ * its mm_walk_ops in a struct pt_stock_walk_ops, and calls
+ * pt_stock_walk_hugetlb() where 6.12 walked a hugetlb VMA: from its
+ * ->test_walk() under walk_page_range(), before walk_page_vma() otherwise
+ * (which calls no ->test_walk()).  The callback is called through a
+ * pointer, as in 6.12, so that a baseline pays what 6.12 paid.  The tests
+ * that include this depend on CONFIG_HUGETLB_PAGE.
  */
 #ifndef _MM_TESTS_PT_STOCK_WALK_H
 #define _MM_TESTS_PT_STOCK_WALK_H
@@ -32,20 +33,23 @@ struct pt_stock_walk_ops {
  * @end: End of the range.
  * @walk: The walk; @walk->ops is the @ops member of a pt_stock_walk_ops.
  *
- * Call it from ->test_walk() where 6.12 would go on to walk the VMA.  Each
- * hugetlb entry of [@addr, @end) is handed to the hugetlb callback, and a
- * missing table to ->pte_hole() with depth -1, under the hugetlb VMA lock;
- * a callback's error stops the walk.  The callbacks of these walkers
- * return 0 or a negative errno, as 6.12's do.
+ * Each hugetlb entry of [@addr, @end) is handed to the hugetlb callback,
+ * and a missing table to ->pte_hole() with depth -1, under the hugetlb VMA
+ * lock; a callback's nonzero return stops the walk, as in 6.12.  A
+ * negative one is returned; a positive one (pagemap's PM_END_OF_BUFFER)
+ * is not told apart from "walked": from ->test_walk(), walk_page_range()
+ * then goes on with the next VMA where 6.12 returned.  The pagemap
+ * baseline fills its buffer only at the end of its range, where that
+ * makes no difference.
  *
  * Return: 0 if @walk->vma is not a hugetlb VMA (walk it as usual), 1 if it
- * is and it was walked (skip it), or the error of a callback.
+ * is and it was walked (skip it), or a negative error of a callback.
  */
 static inline int pt_stock_walk_hugetlb(unsigned long addr, unsigned long end,
 					struct mm_walk *walk)
 {
 	const struct pt_stock_walk_ops *sops =
-		container_of(walk->ops, struct pt_stock_walk_ops, ops);
+		container_of_const(walk->ops, struct pt_stock_walk_ops, ops);
 	struct vm_area_struct *vma = walk->vma;
 	struct hstate *h;
 	unsigned long hmask, sz, next;
@@ -73,7 +77,7 @@ static inline int pt_stock_walk_hugetlb(unsigned long addr, unsigned long end,
 	} while (addr = next, addr != end);
 	hugetlb_vma_unlock_read(vma);
 
-	return err ?: 1;
+	return err < 0 ? err : 1;
 }
 
 /*
