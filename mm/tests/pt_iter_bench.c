@@ -173,23 +173,25 @@ static const struct pt_stock_walk_ops pt_bench_ops = {
 
 /*
  * smap_gather_stats() of Linux 6.12.118 walks a whole VMA like this:
- * walk_page_vma(), whose hugetlb walk is pt_stock_walk_hugetlb() now
- * (walk_page_vma() calls no ->test_walk()).
+ * walk_page_vma(), which walks a hugetlb VMA's entries no more; 6.12's
+ * walk of them, pt_stock_walk_hugetlb(), comes first (walk_page_vma()
+ * calls no ->test_walk()), and walk_page_vma() is still called, for what
+ * it cost 6.12 around that walk.
  */
 static void pt_bench_callbacks(struct vm_area_struct *vma,
 			       struct pt_bench_stats *st)
 {
-	struct mm_walk walk = {
-		.ops = &pt_bench_ops.ops,
-		.mm = vma->vm_mm,
-		.vma = vma,
-		.private = st,
-	};
+	if (is_vm_hugetlb_page(vma)) {
+		struct mm_walk walk = {
+			.ops = &pt_bench_ops.ops,
+			.mm = vma->vm_mm,
+			.vma = vma,
+			.private = st,
+		};
 
-	if (is_vm_hugetlb_page(vma))
 		pt_stock_walk_hugetlb(vma->vm_start, vma->vm_end, &walk);
-	else
-		walk_page_vma(vma, &pt_bench_ops.ops, st);
+	}
+	walk_page_vma(vma, &pt_bench_ops.ops, st);
 }
 
 /* An entry of pt_bench_iter() that maps no folio. */
