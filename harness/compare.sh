@@ -62,21 +62,6 @@ step() { printf '%s: %s\n' "$PROG" "$*"; }
 [[ -f $BASE/Makefile && -f $TREE/mm/pt_iter.c ]] ||
 	die "no build/base or build/linux: run 'make setup' first"
 
-# Boot kernel image $1 with the initramfs and command line $3; console
-# to $2.
-boot() {
-	local image=$1 log=$2 append=$3 rc
-	set +e
-	timeout --foreground -k 10 "$TIMEOUT" \
-		"$QEMU" "${QEMU_ARGS[@]}" -accel tcg -nographic -no-reboot \
-		-nic none -kernel "$image" -initrd "$WORK/initramfs.cpio" \
-		-append "$append" </dev/null 2>&1 |
-		sed -u 's/\r$//; s/\x1bc//g; s/\x1b\[[0-9;?]*[A-Za-z]//g' >"$log"
-	rc=${PIPESTATUS[0]}
-	set -e
-	return "$rc"
-}
-
 # The selftests of harness/compare/selftests.list for $ARCH, static, into
 # $WORK/st with the list /init reads; built from build/base against its
 # own headers (Debian's libc headers are older than 6.12).
@@ -147,8 +132,8 @@ fetch_vmtouch() {
 	dpkg-deb --fsys-tarfile "${debs[0]}" | tar -xO ./usr/bin/vmtouch \
 		>"$WORK/vmtouch/vmtouch"
 	case $ARCH in
-	x86_64) libdir=/lib/x86_64-linux-gnu LD_SO=/lib64/ld-linux-x86-64.so.2 ;;
-	arm64) libdir=/usr/aarch64-linux-gnu/lib LD_SO=/lib/ld-linux-aarch64.so.1 ;;
+	x86_64) libdir=/lib/x86_64-linux-gnu ;;
+	arm64) libdir=/usr/aarch64-linux-gnu/lib ;;
 	esac
 	cp -L "$libdir/libc.so.6" "$WORK/vmtouch/libc.so.6"
 	cp -L "$libdir/${LD_SO##*/}" "$WORK/vmtouch/ld.so"
@@ -189,30 +174,14 @@ if [[ ${BENCH:-0} != 0 ]]; then
 		patched ratio >"$LOGS/compare-bench.txt"
 fi
 for ARCH in $ARCHS; do
+	guest_machine "$ARCH"
 	case $ARCH in
 	x86_64)
-		CC_USER=gcc
-		IMAGE=arch/x86/boot/bzImage
-		QEMU=qemu-system-x86_64
 		# 8G: room for two 1G hugetlb pages at boot, and 160M of 2M.
-		QEMU_ARGS=(-M pc -cpu max -m 8G -smp 2)
-		# tsc=reliable: no clocksource watchdog, whose complaint
-		# that TCG's TSC is skewed (a loaded host, a long
-		# allocation) lands in the middle of the compared output.
-		APPEND="console=ttyS0 numa=fake=2 tsc=reliable"
 		HUGE="hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=80"
 		BOOTS=("")
 		;;
 	arm64)
-		CC_USER=aarch64-linux-gnu-gcc
-		IMAGE=arch/arm64/boot/Image
-		QEMU=qemu-system-aarch64
-		QEMU_ARGS=(-M virt -cpu max -m 8G -smp 2
-			   -object memory-backend-ram,id=m0,size=4G
-			   -object memory-backend-ram,id=m1,size=4G
-			   -numa node,nodeid=0,cpus=0,memdev=m0
-			   -numa node,nodeid=1,cpus=1,memdev=m1)
-		APPEND="console=ttyAMA0"
 		HUGE="hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=80"
 		HUGE+=" hugepagesz=64K hugepages=16 hugepagesz=32M hugepages=6"
 		# Two more boots, selftests only, where the default hugetlb
@@ -222,14 +191,8 @@ for ARCH in $ARCHS; do
 		BOOTS=("" 64K 32M)
 		BOOT_HUGE=([64K]="default_hugepagesz=64K hugepagesz=64K hugepages=2560"
 			   [32M]="default_hugepagesz=32M hugepagesz=32M hugepages=5")
-		install_packages qemu-system-arm gcc-aarch64-linux-gnu \
-			libc6-dev-arm64-cross
-		;;
-	*)
-		die "unknown architecture '$ARCH' (x86_64 or arm64)"
 		;;
 	esac
-	make_arch_vars "$ARCH"
 	if [[ ${BENCH:-0} != 0 ]]; then
 		# 256M of 2M pages and a 1G page for the layouts; the guest
 		# clock counts instructions.
@@ -262,16 +225,7 @@ for ARCH in $ARCHS; do
 			frags+=("$CMP/debug.config" "$TREE/$KUNITCONFIG"
 				"$CMP/kunit.config")
 		fi
-		step "$ARCH: building the $side kernel (build/logs/build-compare-$side-$ARCH.log)"
-		configure_kernel "$src" "$kout" "${frags[@]}"
-		t0=$SECONDS
-		if ! make -C "$src" O="$kout" "${MAKE_ARCH[@]}" -j"$JOBS" \
-			"${IMAGE##*/}" >"$LOGS/build-compare-$side-$ARCH.log" 2>&1; then
-			grep -E 'error|Error' "$LOGS/build-compare-$side-$ARCH.log" |
-				head -20 >&2
-			die "$ARCH: the $side kernel does not build"
-		fi
-		step "$ARCH: $side kernel built in $((SECONDS - t0))s"
+		build_kernel "$src" "$kout" "compare-$side-$ARCH" "${frags[@]}"
 	done
 
 	CFLAGS_USER=(-static -O2 -Wall -Wextra -Werror)
@@ -284,17 +238,9 @@ for ARCH in $ARCHS; do
 	fetch_vmtouch
 	rm -rf "$WORK/st"
 	[[ ${BENCH:-0} != 0 || ${SELFTESTS:-1} == 0 ]] || build_selftests
-	GEN_CPIO=$OUT/compare-stock-$ARCH/usr/gen_init_cpio
-	[[ -x $GEN_CPIO ]] ||
-		make -C "$BASE" O="$OUT/compare-stock-$ARCH" "${MAKE_ARCH[@]}" \
-			usr/gen_init_cpio >/dev/null
-	cat >"$WORK/initramfs.list" <<LIST
-dir /dev 0755 0 0
-nod /dev/console 0600 0 0 c 5 1
-dir /proc 0755 0 0
-dir /sys 0755 0 0
-dir /tmp 01777 0 0
-dir /bin 0755 0 0
+	{
+		initramfs_dirs
+		cat <<LIST
 file /init $WORK/init 0755 0 0
 file /bin/pmcheck $WORK/pmcheck 0755 0 0
 file /bin/mpcheck $WORK/mpcheck 0755 0 0
@@ -302,11 +248,10 @@ file /bin/mccheck $WORK/mccheck 0755 0 0
 file /bin/dmcheck $WORK/dmcheck 0755 0 0
 file /bin/mfcheck $WORK/mfcheck 0755 0 0
 file /bin/vmtouch $WORK/vmtouch/vmtouch 0755 0 0
-dir /lib 0755 0 0
-dir /lib64 0755 0 0
 file $LD_SO $WORK/vmtouch/ld.so 0755 0 0
 file /lib/libc.so.6 $WORK/vmtouch/libc.so.6 0755 0 0
 LIST
+	} >"$WORK/initramfs.list"
 	if [[ -f $WORK/st/list ]]; then
 		echo "dir /bin/st 0755 0 0"
 		for boot in "${BOOTS[@]}"; do
@@ -317,7 +262,8 @@ LIST
 			echo "file /bin/st/$prog $WORK/st/$prog 0755 0 0"
 		done < <(cat "$WORK"/st/list* | sort -u -k3,3)
 	fi >>"$WORK/initramfs.list"
-	"$GEN_CPIO" "$WORK/initramfs.list" >"$WORK/initramfs.cpio"
+	make_initramfs "$WORK/initramfs.list" "$WORK/initramfs.cpio" \
+		"$OUT/compare-stock-$ARCH"
 
 	for side in stock patched; do
 		kout=$OUT/compare-$side-$ARCH
@@ -336,7 +282,8 @@ LIST
 				append+=" selftests=$boot kunit.enable=0"
 			fi
 			t0=$SECONDS
-			boot "$kout/$IMAGE" "$log" "$append" || true
+			boot_guest "$kout/$IMAGE" "$WORK/initramfs.cpio" "$log" \
+				"$append" || true
 			selftest_results "$log" "$boot" \
 				>>"$LOGS/compare-$side-$ARCH.selftests"
 			if [[ -z $boot ]]; then

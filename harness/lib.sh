@@ -213,6 +213,96 @@ kunit_kernel_args() {
 	esac
 }
 
+# The machine a guest of architecture $1 (x86_64 or arm64) boots on under
+# QEMU (TCG): 2 vCPUs, 8G in two NUMA nodes.  Sets CC_USER (a C compiler
+# for its static programs), IMAGE (the kernel image in a build directory),
+# QEMU and QEMU_ARGS, APPEND (its console and NUMA options), LD_SO (its C
+# library's loader) and MAKE_ARCH.
+guest_machine() {
+	case $1 in
+	x86_64)
+		CC_USER=gcc
+		IMAGE=arch/x86/boot/bzImage
+		QEMU=qemu-system-x86_64
+		QEMU_ARGS=(-M pc -cpu max -m 8G -smp 2)
+		# tsc=reliable: no clocksource watchdog, whose complaint
+		# that TCG's TSC is skewed (a loaded host, a long
+		# allocation) lands in the middle of the console output.
+		APPEND="console=ttyS0 numa=fake=2 tsc=reliable"
+		LD_SO=/lib64/ld-linux-x86-64.so.2
+		;;
+	arm64)
+		CC_USER=aarch64-linux-gnu-gcc
+		IMAGE=arch/arm64/boot/Image
+		QEMU=qemu-system-aarch64
+		QEMU_ARGS=(-M virt -cpu max -m 8G -smp 2
+			   -object memory-backend-ram,id=m0,size=4G
+			   -object memory-backend-ram,id=m1,size=4G
+			   -numa node,nodeid=0,cpus=0,memdev=m0
+			   -numa node,nodeid=1,cpus=1,memdev=m1)
+		APPEND="console=ttyAMA0"
+		LD_SO=/lib/ld-linux-aarch64.so.1
+		install_packages qemu-system-arm gcc-aarch64-linux-gnu \
+			libc6-dev-arm64-cross
+		;;
+	*)
+		die "unknown architecture '$1' (x86_64 or arm64)"
+		;;
+	esac
+	make_arch_vars "$1"
+}
+
+# Configure the kernel of tree $1 in the build directory $2 from the
+# config fragments $4... (configure_kernel) and build its $IMAGE with $JOBS
+# jobs, logging to build/logs/build-$3.log.  guest_machine() first.
+build_kernel() {
+	local src=$1 kout=$2 name=$3 t0=$SECONDS
+	shift 3
+	log "building the $name kernel (build/logs/build-$name.log)"
+	configure_kernel "$src" "$kout" "$@"
+	if ! make -C "$src" O="$kout" "${MAKE_ARCH[@]}" -j"$JOBS" \
+		"${IMAGE##*/}" >"$LOGS/build-$name.log" 2>&1; then
+		grep -E 'error|Error' "$LOGS/build-$name.log" | head -20 >&2
+		die "the $name kernel does not build"
+	fi
+	log "the $name kernel built in $((SECONDS - t0))s"
+}
+
+# Boot the kernel image $1 with the initramfs $2 and the command line $4,
+# for at most $TIMEOUT seconds; console, without control characters, to
+# $3.  Returns QEMU's (or timeout's) status.  guest_machine() first.
+boot_guest() {
+	local image=$1 initrd=$2 log=$3 append=$4 rc
+	set +e
+	timeout --foreground -k 10 "$TIMEOUT" \
+		"$QEMU" "${QEMU_ARGS[@]}" -accel tcg -nographic -no-reboot \
+		-nic none -kernel "$image" -initrd "$initrd" \
+		-append "$append" </dev/null 2>&1 |
+		sed -u 's/\r$//; s/\x1bc//g; s/\x1b\[[0-9;?]*[A-Za-z]//g' >"$log"
+	rc=${PIPESTATUS[0]}
+	set -e
+	return "$rc"
+}
+
+# The first lines of a guest's gen_init_cpio list: /dev with the console,
+# the mount points, /tmp, /bin, /lib and /lib64.
+initramfs_dirs() {
+	printf '%s\n' "dir /dev 0755 0 0" "nod /dev/console 0600 0 0 c 5 1" \
+		"dir /proc 0755 0 0" "dir /sys 0755 0 0" "dir /tmp 01777 0 0" \
+		"dir /bin 0755 0 0" "dir /lib 0755 0 0" "dir /lib64 0755 0 0"
+}
+
+# Write the initramfs $2 from the gen_init_cpio list $1 with the
+# gen_init_cpio of the kernel build directory $3 of build/base (built
+# there first if it is not).  guest_machine() first.
+make_initramfs() {
+	local gen=$3/usr/gen_init_cpio
+	[[ -x $gen ]] ||
+		make -C "$BASE" O="$3" "${MAKE_ARCH[@]}" usr/gen_init_cpio \
+			>/dev/null
+	"$gen" "$1" >"$2"
+}
+
 # Serialise the scripts that write to the same place: lock NAME.
 take_lock() {
 	mkdir -p "$BUILD"

@@ -735,6 +735,9 @@ again:
 		if (ret != -EAGAIN)
 			return ret;
 	}
+	/* The KUnit tests change the PMD here, after the lockless read. */
+	if (IS_ENABLED(CONFIG_PT_ITER_KUNIT_TEST))
+		pt_iter_test_race_window(it->_vma->vm_mm, addr);
 	ptep = pte_offset_map_lock(it->_vma->vm_mm, pmdp, addr, &ptl);
 	if (!ptep) {
 		/*

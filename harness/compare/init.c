@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/wait.h>
@@ -31,57 +30,8 @@
 
 #define SWAP_SIZE	(64UL << 20)
 #define KHUGEPAGED	"/sys/kernel/mm/transparent_hugepage/khugepaged/"
-#define PAGE		4096
 
-static void do_mount(const char *src, const char *dir, const char *type)
-{
-	mkdir(dir, 0755);
-	if (mount(src, dir, type, 0, NULL) && errno != EBUSY)
-		printf("init: mount %s on %s: %s\n", type, dir,
-		       strerror(errno));
-}
-
-static int put(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n = -1;
-
-	if (fd >= 0) {
-		n = write(fd, val, strlen(val));
-		close(fd);
-	}
-	return n == (ssize_t)strlen(val) ? 0 : -1;
-}
-
-/* mkswap + swapon of /dev/zram0: a version 1 header, no bad pages. */
-static void zram_swap(void)
-{
-	static unsigned char hdr[PAGE];
-	uint32_t *info = (uint32_t *)(hdr + 1024);
-	char size[32];
-	int fd;
-
-	snprintf(size, sizeof(size), "%lu", SWAP_SIZE);
-	if (put("/sys/block/zram0/disksize", size)) {
-		printf("init: zram0 disksize: %s\n", strerror(errno));
-		return;
-	}
-	info[0] = 1;				/* version */
-	info[1] = SWAP_SIZE / PAGE - 1;		/* last_page */
-	info[2] = 0;				/* nr_badpages */
-	memcpy(hdr + PAGE - 10, "SWAPSPACE2", 10);
-	fd = open("/dev/zram0", O_WRONLY);
-	if (fd < 0 || write(fd, hdr, PAGE) != PAGE) {
-		printf("init: /dev/zram0: %s\n", strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	fsync(fd);
-	close(fd);
-	if (swapon("/dev/zram0", 0))
-		printf("init: swapon: %s\n", strerror(errno));
-}
+#include "guest.h"
 
 /*
  * The KUnit tests built into the kernel ran before /init, and print their
@@ -242,17 +192,12 @@ int main(void)
 	char *const *argv = check;
 	char cmdline[1024] = "", list[64] = "/bin/st/list", *opt;
 	cpu_set_t cpu0;
-	int fd;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
-	do_mount("proc", "/proc", "proc");
-	do_mount("sysfs", "/sys", "sysfs");
-	do_mount("devtmpfs", "/dev", "devtmpfs");
-	do_mount("tmpfs", "/tmp", "tmpfs");
-	/* POSIX shared memory, where selftests (mincore) make files. */
-	do_mount("tmpfs", "/dev/shm", "tmpfs");
+	/* /dev/shm: where selftests (mincore) make files. */
+	mount_guest_fs();
 	do_mount("debugfs", "/sys/kernel/debug", "debugfs");
-	zram_swap();
+	zram_swap(SWAP_SIZE);
 	put("/proc/sys/kernel/randomize_va_space", "0");
 	/*
 	 * What could change /proc behind pmcheck's back: khugepaged
@@ -276,12 +221,7 @@ int main(void)
 
 	kunit_results();
 
-	fd = open("/proc/cmdline", O_RDONLY);
-	if (fd >= 0) {
-		if (read(fd, cmdline, sizeof(cmdline) - 1) < 0)
-			cmdline[0] = 0;
-		close(fd);
-	}
+	read_cmdline(cmdline, sizeof(cmdline));
 	if (strstr(cmdline, "pmcheck=bench"))
 		argv = bench;
 	/* "selftests=NAME": the list of that boot. */
@@ -307,12 +247,5 @@ int main(void)
 		run_check(mfcheck, envp);
 	printf("init: done\n");
 
-	sync();
-#ifdef __x86_64__
-	reboot(RB_AUTOBOOT);	/* no ACPI in this kernel: reset */
-#endif
-	reboot(RB_POWER_OFF);
-	reboot(RB_AUTOBOOT);
-	for (;;)
-		pause();
+	power_off();
 }

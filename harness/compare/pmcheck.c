@@ -65,30 +65,6 @@ static struct region regions[64];
 static int nr_regions;
 static unsigned long next_slot = BASE;
 
-/* PAGEMAP_SCAN (Linux 6.7), which the C library's headers may not have. */
-struct scan_region {
-	uint64_t start, end, categories;
-};
-
-struct scan_arg {
-	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
-	uint64_t category_inverted, category_mask, category_anyof_mask;
-	uint64_t return_mask;
-};
-
-#define SCAN_IOCTL		_IOWR('f', 16, struct scan_arg)
-#define IS_WPALLOWED		(1 << 0)
-#define IS_WRITTEN		(1 << 1)
-#define IS_FILE			(1 << 2)
-#define IS_PRESENT		(1 << 3)
-#define IS_SWAPPED		(1 << 4)
-#define IS_PFNZERO		(1 << 5)
-#define IS_HUGE			(1 << 6)
-#define IS_SOFT_DIRTY		(1 << 7)
-#define IS_ALL			0xff
-#define SCAN_WP_MATCHING	(1 << 0)
-#define SCAN_CHECK_WPASYNC	(1 << 1)
-
 static int scan_fd = -1;
 
 /* Map @len bytes at @addr as @label; the next slot begins a gigabyte on. */

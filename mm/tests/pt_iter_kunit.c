@@ -31,6 +31,7 @@
 #include <linux/huge_mm.h>
 #include <linux/hugetlb.h>
 #include <linux/jiffies.h>
+#include <linux/khugepaged.h>
 #include <linux/kthread.h>
 #include <linux/lockdep.h>
 #include <linux/mman.h>
@@ -1177,6 +1178,37 @@ static void pt_iter_test_thp_run(struct kunit *test)
 	pt_test_thp_run(test, a, folio, 0);
 }
 
+/*
+ * A thread that runs @fn(@data) on another CPU than this task, which stays
+ * on its own CPU until pt_test_thread_stop(); created, not yet woken up.
+ * NULL, the test failed, if there is none.
+ */
+static struct task_struct *pt_test_thread(struct kunit *test,
+					  int (*fn)(void *), void *data,
+					  const char *name)
+{
+	struct task_struct *t;
+
+	migrate_disable();
+	t = kthread_create(fn, data, "%s", name);
+	if (IS_ERR(t)) {
+		migrate_enable();
+		KUNIT_FAIL(test, "no thread: %ld", PTR_ERR(t));
+		return NULL;
+	}
+	get_task_struct(t);
+	kthread_bind(t, cpumask_any_but(cpu_online_mask,
+					raw_smp_processor_id()));
+	return t;
+}
+
+static void pt_test_thread_stop(struct task_struct *t)
+{
+	kthread_stop(t);
+	put_task_struct(t);
+	migrate_enable();
+}
+
 /* A thread that takes a lock once, on another CPU. */
 struct pt_test_waiter {
 	spinlock_t *ptl;	/* the lock to take */
@@ -1211,7 +1243,7 @@ static void pt_iter_test_thp_contended(struct kunit *test)
 	bool contended = false, got = false;
 	unsigned long timeout;
 	struct pt_iter it;
-	int i, n = 0, cpu;
+	int i, n = 0;
 
 	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
 		kunit_skip(test, "no THP");
@@ -1226,16 +1258,9 @@ static void pt_iter_test_thp_contended(struct kunit *test)
 	pt_test_madvise(test, a, 3 * PMD_SIZE, MADV_NOHUGEPAGE);
 
 	/* This task on one CPU, the waiter on another. */
-	migrate_disable();
-	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
-	t = kthread_create(pt_test_waiter_fn, &wt, "pt_iter_waiter");
-	if (IS_ERR(t)) {
-		migrate_enable();
-		KUNIT_FAIL(test, "no thread: %ld", PTR_ERR(t));
+	t = pt_test_thread(test, pt_test_waiter_fn, &wt, "pt_iter_waiter");
+	if (!t)
 		return;
-	}
-	get_task_struct(t);
-	kthread_bind(t, cpu);
 
 	mmap_read_lock(mm);
 	vma = vma_lookup(mm, a);
@@ -1253,9 +1278,7 @@ static void pt_iter_test_thp_contended(struct kunit *test)
 		}
 	}
 	mmap_read_unlock(mm);
-	kthread_stop(t);
-	put_task_struct(t);
-	migrate_enable();
+	pt_test_thread_stop(t);
 
 	KUNIT_EXPECT_EQ(test, n, 3);
 	KUNIT_ASSERT_TRUE_MSG(test, contended, "the waiter never waited");
@@ -2534,46 +2557,59 @@ static void pt_iter_test_vm_normal_page_pud(struct kunit *test)
 }
 
 /*
- * 12. A hugetlb PMD table shared by two VMAs mapping the same file at
- * PUD-aligned addresses: PT_ATTR_SHARED_TABLE in both.
+ * Two VMAs that map one file of PMD-sized hugetlb pages at PUD-aligned
+ * addresses, a PUD apart, so that they can share their PMD table: the
+ * first one's address.  Skips the test without PMD table sharing, or
+ * without @nr free PMD-sized hugetlb pages.
  */
-static void pt_iter_test_hugetlb_shared_table(struct kunit *test)
+static unsigned long pt_test_hugetlb_sharing(struct kunit *test, int nr)
 {
-	unsigned long m, b, b2;
-	const struct pt_rec *r;
 	struct hstate *h = size_to_hstate(PMD_SIZE);
-	struct folio *folio;
-	struct pt_walk *w;
+	unsigned long m, b;
 	struct file *file;
-	spinlock_t *ptl;	/* the lock of the first VMA's entry */
 	int i;
 
 	if (!IS_ENABLED(CONFIG_HUGETLB_PMD_PAGE_TABLE_SHARING))
 		kunit_skip(test, "no hugetlb PMD sharing");
 	if (!h)
 		kunit_skip(test, "no PMD-sized hugetlb pages");
-	for (i = 0; i < 200 && READ_ONCE(h->free_huge_pages) < 1; i++) {
+	for (i = 0; i < 200 && READ_ONCE(h->free_huge_pages) < nr; i++) {
 		flush_delayed_fput();
 		usleep_range(5000, 6000);
 	}
-	if (!READ_ONCE(h->free_huge_pages))
-		kunit_skip(test, "no free PMD-sized hugetlb page");
+	if (READ_ONCE(h->free_huge_pages) < nr)
+		kunit_skip(test, "fewer than %d free PMD-sized hugetlb pages",
+			   nr);
 
 	/* Address space for two PUD-aligned VMAs. */
 	m = pt_test_mmap(test, NULL, 0, 3 * PUD_SIZE, PROT_NONE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
 	b = ALIGN(m, PUD_SIZE);
-	b2 = b + PUD_SIZE;
 	file = hugetlb_file_setup(HUGETLB_ANON_FILE, PUD_SIZE, VM_NORESERVE,
 				  HUGETLB_ANONHUGE_INODE, PMD_SHIFT);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
-	m = kunit_vm_mmap(test, file, b, PUD_SIZE, PROT_READ | PROT_WRITE,
-			  MAP_SHARED | MAP_FIXED | MAP_NORESERVE, 0);
-	KUNIT_EXPECT_EQ(test, m, b);
-	m = kunit_vm_mmap(test, file, b2, PUD_SIZE, PROT_READ | PROT_WRITE,
-			  MAP_SHARED | MAP_FIXED | MAP_NORESERVE, 0);
-	KUNIT_EXPECT_EQ(test, m, b2);
+	for (i = 0; i < 2; i++) {
+		m = kunit_vm_mmap(test, file, b + i * PUD_SIZE, PUD_SIZE,
+				  PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_FIXED | MAP_NORESERVE, 0);
+		KUNIT_EXPECT_EQ(test, m, b + i * PUD_SIZE);
+	}
 	fput(file);
+	return b;
+}
+
+/*
+ * 12. A hugetlb PMD table shared by two VMAs mapping the same file at
+ * PUD-aligned addresses: PT_ATTR_SHARED_TABLE in both.
+ */
+static void pt_iter_test_hugetlb_shared_table(struct kunit *test)
+{
+	unsigned long b = pt_test_hugetlb_sharing(test, 1);
+	unsigned long b2 = b + PUD_SIZE;
+	const struct pt_rec *r;
+	struct folio *folio;
+	struct pt_walk *w;
+	spinlock_t *ptl;	/* the lock of the first VMA's entry */
 
 	pt_test_write(test, b, 1);
 	/* The second VMA's fault finds the first one's PMD table. */
@@ -4694,6 +4730,272 @@ static void pt_iter_test_reference(struct kunit *test)
 	l->fn(test, l->shift);
 }
 
+/*
+ * 19-21.  Races a review names as the riskiest for a walker, each forced at
+ * one point rather than left to chance.
+ *
+ * 19. The PMD that the walk read as a PTE table stops being one before
+ * pte_offset_map_lock(): khugepaged's collapse of a PTE-mapped shmem THP
+ * retracts the table (the PMD becomes none) and, for MADV_COLLAPSE, maps
+ * the THP by the PMD.  The walk calls pt_iter_test_race_window() in that
+ * window, where the test collapses the THP; the walk must then report
+ * what the PMD has become, one entry for the whole PMD, not a hole of a
+ * THP nor the PTEs of a table that is gone.
+ */
+struct pt_race_collapse {
+	struct task_struct *task;	/* the walker */
+	unsigned long addr;
+	bool install;		/* map the THP by the PMD, or leave it none */
+	int calls;
+};
+
+static struct pt_race_collapse pt_race_collapse;
+
+void pt_iter_test_race_window(struct mm_struct *mm, unsigned long addr)
+{
+	struct pt_race_collapse *c = &pt_race_collapse;
+
+	/* Only in the walk of the test, and once. */
+	if (READ_ONCE(c->task) != current || c->calls++)
+		return;
+	collapse_pte_mapped_thp(mm, c->addr, c->install);
+}
+
+static void pt_race_collapse_case(struct kunit *test, bool install)
+{
+	struct vfsmount *mnt = pt_ref_huge_tmpfs(test);
+	unsigned long a = pt_test_anon(test, PMD_SIZE, PMD_SIZE, 0);
+	const struct pt_rec *r;
+	struct pt_walk *w;
+
+	pt_ref_map_shmem(test, pt_ref_shmem_file(test, mnt), a, PMD_SIZE);
+	pt_test_write(test, a, PMD_SIZE);
+	w = pt_test_walk(test, a, a + PMD_SIZE, 0);
+	if (w->nr != 1 || w->rec[0].level != PT_ITER_PMD)
+		kunit_skip(test, "no PMD-mapped shmem THP of %luK here",
+			   PMD_SIZE >> 10);
+	/*
+	 * Map the THP by PTEs: unmapped by a zap of one page, faulted in
+	 * again where the VMA may not map it by a PMD.
+	 */
+	pt_test_madvise(test, a, PMD_SIZE, MADV_NOHUGEPAGE);
+	pt_test_madvise(test, a, PAGE_SIZE, MADV_DONTNEED);
+	pt_test_write(test, a, PMD_SIZE);
+	pt_test_madvise(test, a, PMD_SIZE, MADV_HUGEPAGE);
+	w = pt_test_walk(test, a, a + PMD_SIZE, PT_ITER_BATCH);
+	KUNIT_ASSERT_GE(test, w->nr, 1);
+	KUNIT_ASSERT_EQ_MSG(test, w->rec[0].level, PT_ITER_PTE,
+			    "the shmem THP is still mapped by its PMD");
+
+	pt_race_collapse = (struct pt_race_collapse) {
+		.addr = a, .install = install,
+	};
+	WRITE_ONCE(pt_race_collapse.task, current);
+	w = pt_test_walk(test, a, a + PMD_SIZE, PT_ITER_HOLES | PT_ITER_BATCH);
+	WRITE_ONCE(pt_race_collapse.task, NULL);
+
+	KUNIT_ASSERT_EQ(test, pt_race_collapse.calls, 1);
+	pt_exp_count(test, w, 1);
+	if (install) {
+		r = pt_exp(test, w, 0, PT_ITER_FOLIO, PT_ITER_PMD, a,
+			   a + PMD_SIZE);
+		KUNIT_EXPECT_TRUE(test, r->folio &&
+				  folio_test_pmd_mappable(r->folio));
+	} else {
+		pt_exp(test, w, 0, PT_ITER_NONE, PT_ITER_PMD, a, a + PMD_SIZE);
+	}
+	/* What the walk saw is what is there now. */
+	w = pt_test_walk(test, a, a + PMD_SIZE, PT_ITER_HOLES | PT_ITER_BATCH);
+	pt_exp_count(test, w, 1);
+	pt_exp(test, w, 0, install ? PT_ITER_FOLIO : PT_ITER_NONE, PT_ITER_PMD,
+	       a, a + PMD_SIZE);
+}
+
+static void pt_iter_test_race_table_to_thp(struct kunit *test)
+{
+	pt_race_collapse_case(test, true);
+}
+
+static void pt_iter_test_race_table_to_none(struct kunit *test)
+{
+	pt_race_collapse_case(test, false);
+}
+
+/*
+ * 20. A THP split while the walk returns a batch of it.  The split unmaps
+ * the folio first, which takes the PTE table's lock: it cannot go on while
+ * a loop body holds a batch of the folio, nor from one batch of the table
+ * to the next, and the walk after it sees small folios.  A thread on
+ * another CPU splits the folio while the first batch's body waits.
+ */
+struct pt_race_split {
+	struct folio *folio;
+	struct completion done;
+	int ret;
+};
+
+static int pt_race_split_fn(void *data)
+{
+	struct pt_race_split *s = data;
+
+	folio_lock(s->folio);
+	s->ret = split_folio(s->folio);
+	folio_unlock(s->folio);
+	folio_put(s->folio);
+	complete(&s->done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void pt_iter_test_race_split(struct kunit *test)
+{
+	unsigned long a = pt_test_anon(test, PMD_SIZE, PMD_SIZE,
+				       MADV_HUGEPAGE);
+	bool large = true, mapped = true, done = false;
+	struct mm_struct *mm = current->mm;
+	struct pt_race_split s = {};
+	struct vm_area_struct *vma;
+	struct task_struct *t;
+	struct pt_iter it;
+	struct pt_walk *w;
+	int n = 0;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+	s.folio = pt_test_thp(test, a);
+	pt_test_madvise(test, a, PMD_SIZE, MADV_NOHUGEPAGE);
+	/* A PTE-mapped THP: two batches, around the page zapped. */
+	pt_test_madvise(test, a + P(100), P(1), MADV_DONTNEED);
+	/* Only its mappings hold it (no LRU batch), so that it can split. */
+	lru_add_drain_all();
+	init_completion(&s.done);
+
+	t = pt_test_thread(test, pt_race_split_fn, &s, "pt_iter_split");
+	if (!t)
+		return;
+	folio_get(s.folio);	/* the thread's */
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, a);
+	for_each_pt_entry(&it, vma, a, a + PMD_SIZE, PT_ITER_BATCH) {
+		/* Long enough for the split to get to the table's lock. */
+		if (n++ == 0) {
+			wake_up_process(t);
+			mdelay(100);
+		}
+		/* The zero page, once the split has remapped a page. */
+		large &= it.folio && folio_test_large(it.folio);
+		mapped &= pte_same(ptep_get(it.ptep), it.pte);
+		done |= completion_done(&s.done);
+	}
+	mmap_read_unlock(mm);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&s.done,
+							    10 * HZ));
+	pt_test_thread_stop(t);
+
+	/* Two batches, or more on arm64: see pt_exp_batch(). */
+	KUNIT_EXPECT_GE(test, n, 2);
+	KUNIT_EXPECT_TRUE_MSG(test, large, "split under the body of a batch");
+	KUNIT_EXPECT_TRUE_MSG(test, mapped, "a batch unmapped under its body");
+	KUNIT_EXPECT_FALSE_MSG(test, done, "split done under a batch");
+	if (s.ret)
+		kunit_skip(test, "split_folio(): %d", s.ret);
+	/*
+	 * After the split, one entry per page: a small folio, or the zero
+	 * page where the split found a page of zeroes (as clear_user() left
+	 * them all).
+	 */
+	w = pt_test_walk(test, a, a + PMD_SIZE, PT_ITER_BATCH);
+	pt_exp_count(test, w, HPAGE_PMD_NR - 1);
+	for (n = 0; n < w->nr; n++)
+		KUNIT_EXPECT_TRUE_MSG(test, w->rec[n].nr_pages == 1 &&
+				      (w->rec[n].type == PT_ITER_PFN ||
+				       !folio_test_large(w->rec[n].folio)),
+				      "entry %d: %lu pages of type %d", n,
+				      w->rec[n].nr_pages, w->rec[n].type);
+}
+
+/*
+ * 21. A hugetlb PMD table shared by two VMAs is unshared during a walk of
+ * the first one: a zap of the second VMA unshares it there (its PUD entry
+ * is cleared), under the table's lock, so not while the walk holds an
+ * entry of the table.  After a pause (no lock held), the walk goes on in a
+ * table that is no longer shared, and says so.
+ */
+struct pt_race_unshare {
+	struct mm_struct *mm;
+	unsigned long addr;
+	struct completion done;
+	int ret;
+};
+
+static int pt_race_unshare_fn(void *data)
+{
+	struct pt_race_unshare *u = data;
+
+	u->ret = do_madvise(u->mm, u->addr, PUD_SIZE, MADV_DONTNEED);
+	complete(&u->done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void pt_iter_test_race_unshare(struct kunit *test)
+{
+	struct pt_race_unshare u = {};
+	unsigned int attrs[2] = {};
+	bool waited = false, done = true;
+	struct vm_area_struct *vma;
+	struct task_struct *t;
+	unsigned long b, b2;
+	struct pt_iter it;
+	int n = 0;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+	b = pt_test_hugetlb_sharing(test, 2);
+	b2 = b + PUD_SIZE;
+	pt_test_write(test, b, 1);
+	pt_test_write(test, b + PMD_SIZE, 1);
+	/* The second VMA's fault finds the first one's PMD table. */
+	pt_test_read(test, b2);
+
+	u.mm = current->mm;
+	u.addr = b2;
+	init_completion(&u.done);
+	/* This task on one CPU, the zap on another. */
+	t = pt_test_thread(test, pt_race_unshare_fn, &u, "pt_iter_unshare");
+	if (!t)
+		return;
+
+	mmap_read_lock(u.mm);
+	vma = vma_lookup(u.mm, b);
+	for_each_pt_entry(&it, vma, b, b + 2 * PMD_SIZE, 0) {
+		attrs[n] = pt_iter_attrs(&it);
+		if (n++)
+			continue;
+		/* The zap waits for the lock of this entry... */
+		wake_up_process(t);
+		mdelay(100);
+		done = completion_done(&u.done);
+		/* ...and unshares the table once no lock is held. */
+		pt_iter_pause(&it, it.end);
+		waited = wait_for_completion_timeout(&u.done, 10 * HZ);
+	}
+	mmap_read_unlock(u.mm);
+	pt_test_thread_stop(t);
+
+	KUNIT_ASSERT_EQ(test, n, 2);
+	KUNIT_EXPECT_FALSE_MSG(test, done, "the table unshared under an entry");
+	KUNIT_ASSERT_TRUE(test, waited);
+	KUNIT_EXPECT_EQ(test, u.ret, 0);
+	KUNIT_EXPECT_TRUE(test, attrs[0] & PT_ATTR_SHARED_TABLE);
+	KUNIT_EXPECT_FALSE_MSG(test, attrs[1] & PT_ATTR_SHARED_TABLE,
+			       "still shared after the unshare");
+	KUNIT_EXPECT_TRUE(test, attrs[1] & PT_ATTR_HUGETLB);
+}
+
 static struct kunit_case pt_iter_test_cases[] = {
 	KUNIT_CASE(pt_iter_test_small_pages),
 	KUNIT_CASE(pt_iter_test_pte_attrs),
@@ -4722,6 +5024,12 @@ static struct kunit_case pt_iter_test_cases[] = {
 	KUNIT_CASE(pt_iter_test_vma_lock),
 	KUNIT_CASE(pt_iter_test_no_mm),
 	KUNIT_CASE_SLOW(pt_iter_test_race),
+	KUNIT_CASE(pt_iter_test_race_table_to_thp),
+	KUNIT_CASE(pt_iter_test_race_table_to_none),
+	KUNIT_CASE(pt_iter_test_race_split),
+#ifdef CONFIG_HUGETLB_PAGE
+	KUNIT_CASE(pt_iter_test_race_unshare),
+#endif
 	KUNIT_CASE_PARAM(pt_iter_test_reference, pt_ref_gen_params),
 	{}
 };
