@@ -94,9 +94,11 @@ fetch_tools() {
 		for pkg in "${pkgs[@]}"; do
 			debs=("$dir/${pkg}_"*"_$debarch.deb")
 			if [[ ! -f ${debs[0]} ]]; then
-				(cd "$dir" && apt-get download -q "$pkg:$debarch" 2>&1 |
-					grep -v 'unsandboxed as root' >&2) ||
+				(cd "$dir" && apt-get download -q "$pkg:$debarch") \
+					>"$WORK/apt.log" 2>&1 || {
+					cat "$WORK/apt.log" >&2
 					die "$ARCH: apt-get download $pkg:$debarch failed"
+				}
 				debs=("$dir/${pkg}_"*"_$debarch.deb")
 			fi
 			dpkg-deb -x "${debs[0]}" "$stage"
@@ -120,7 +122,7 @@ fetch_tools() {
 					changed=1
 					continue
 				fi
-				pkg=$(dpkg -S "*/$lib" 2>/dev/null |
+				pkg=$({ dpkg -S "*/$lib" 2>/dev/null || true; } |
 				      awk -v p="/lib/$triplet/$lib" \
 					  'index($0, p) { sub(/[:,].*/, ""); print; exit }')
 				[[ -n $pkg ]] || die "$ARCH: no package has $lib"
@@ -217,14 +219,14 @@ for ARCH in $ARCHS; do
 		if ! grep -q '^PMSTRESS: done' "$log" ||
 		   grep -q '^PMSTRESS: FAIL' "$log"; then
 			warn "$ARCH: pmstress found wrong values, or did not finish, on the $side kernel:"
-			grep '^PMSTRESS: FAIL' "$log" | sort | uniq -c |
-				sort -rn | head -10 | sed 's/^/  ! /' >&2
+			{ grep '^PMSTRESS: FAIL' "$log" || true; } | sort |
+				uniq -c | sort -rn | sed -n '1,10s/^/  ! /p' >&2
 			ok=0
 		fi
 		if grep -qE "$STRESS_SPLAT_RE" "$log"; then
 			warn "$ARCH: the $side kernel logged a problem:"
-			grep -E "$STRESS_SPLAT_RE" "$log" | head -10 |
-				sed 's/^/  ! /' >&2
+			grep -E "$STRESS_SPLAT_RE" "$log" |
+				sed -n '1,10s/^/  ! /p' >&2
 			ok=0
 		fi
 		if ((ok)); then
