@@ -7,8 +7,9 @@
 # compare` (harness/compare/compare*.config) with the checking options of
 # harness/stress/stress.config (generic KASAN, PROVE_LOCKING, DEBUG_VM,
 # DEBUG_VM_PGTABLE, PAGE_TABLE_CHECK_ENFORCED, DEBUG_ATOMIC_SLEEP, the
-# hung-task and soft-lockup detectors).  Boot each under QEMU (TCG, 2 vCPUs,
-# 8G in two NUMA nodes, hugetlb of every size of the architecture reserved)
+# hung-task and soft-lockup detectors).  Boot each under QEMU (TCG, 2
+# vCPUs, one found on x86_64: see guest_machine() in lib.sh; 8G in two NUMA
+# nodes, hugetlb of every size of the architecture reserved)
 # with harness/stress/init.c as /init, which swaps to zram, sets THP to
 # "always" at every size with khugepaged scanning fast, and runs for
 # STRESS_TIME seconds: stress-ng's memory stressors and its procfs reader,
