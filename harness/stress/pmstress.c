@@ -71,16 +71,22 @@
 #define SHARED_BASE		(8 * GB)
 
 static unsigned long max_pfn, node_mask = 1;
-static volatile pid_t child;
+static pid_t child;		/* __atomic: the churn thread sets it */
 /* The hugetlb sizes of /sys/kernel/mm/hugepages, in bytes. */
 static unsigned long huge_sizes[8];
 static unsigned int nr_huge_sizes;
-static volatile int stop;
+static int stop;		/* __atomic: main tells the churn to stop */
 static unsigned int seed;
 static unsigned long fails;
 static int quiet;		/* the self-test: count failures only */
 static unsigned long n_smaps, n_rollup, n_numa, n_pagemap, n_scan, n_wp;
 static unsigned long n_clear, n_mincore, n_mbind, n_churn;
+
+/* Write @v at @p: a store the compiler keeps, that faults the page in. */
+static void poke(char *p, char v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
 
 static unsigned int rnd(unsigned int *s)
 {
@@ -155,10 +161,12 @@ static int list_pids(int *pids, int max)
 }
 
 /* The fields of one smaps block (or of smaps_rollup), in kB. */
-enum { F_SIZE, F_RSS, F_PSS, F_PSS_DIRTY, F_PSS_ANON, F_PSS_FILE, F_PSS_SHMEM,
-       F_SH_CLEAN, F_SH_DIRTY, F_PR_CLEAN, F_PR_DIRTY, F_REF, F_ANON,
-       F_LAZY, F_ANON_THP, F_SHMEM_PMD, F_FILE_PMD, F_SH_HUGETLB,
-       F_PR_HUGETLB, F_SWAP, F_SWAP_PSS, F_LOCKED, F_NR };
+enum {
+	F_SIZE, F_RSS, F_PSS, F_PSS_DIRTY, F_PSS_ANON, F_PSS_FILE, F_PSS_SHMEM,
+	F_SH_CLEAN, F_SH_DIRTY, F_PR_CLEAN, F_PR_DIRTY, F_REF, F_ANON,
+	F_LAZY, F_ANON_THP, F_SHMEM_PMD, F_FILE_PMD, F_SH_HUGETLB,
+	F_PR_HUGETLB, F_SWAP, F_SWAP_PSS, F_LOCKED, F_NR
+};
 
 static const char *const field_names[F_NR] = {
 	"Size", "Rss", "Pss", "Pss_Dirty", "Pss_Anon", "Pss_File", "Pss_Shmem",
@@ -218,8 +226,9 @@ static void check_smaps_text(int pid, char *buf, int rollup)
 	long f[F_NR], val;
 	int i, in_block = 0;
 
-	for (line = strtok_r(buf, "\n", &save); ;
-	     line = strtok_r(NULL, "\n", &save)) {
+	/* One more round after the last line, for the last block. */
+	for (line = strtok_r(buf, "\n", &save); line || in_block;
+	     line = line ? strtok_r(NULL, "\n", &save) : NULL) {
 		/* A block begins with its VMA's line, "start-end perms ...". */
 		if (!line || sscanf(line, "%lx-%lx %63s", &start, &end,
 				    name) == 3) {
@@ -514,7 +523,7 @@ static void check_scan(int pid, unsigned int *s)
 	close(fd);
 }
 
-static void clear_refs(int pid, unsigned int *s)
+static void write_clear_refs(int pid, unsigned int *s)
 {
 	char path[64], val[2] = { '1' + rnd(s) % 5, 0 };
 
@@ -539,7 +548,7 @@ static void hugetlb_child(unsigned int *s)
 	pid = fork();
 	if (pid) {
 		if (pid > 0) {
-			child = pid;
+			__atomic_store_n(&child, pid, __ATOMIC_RELAXED);
 			waitpid(pid, NULL, 0);
 		}
 		return;
@@ -548,7 +557,7 @@ static void hugetlb_child(unsigned int *s)
 	signal(SIGSEGV, SIG_DFL);
 	signal(SIGBUS, SIG_DFL);
 	for (i = 0; i < 4; i++)
-		((volatile char *)SHARED_BASE)[(rnd(s) % 512) * 2 * MB] = 1;
+		poke((char *)SHARED_BASE + (rnd(s) % 512) * 2 * MB, 1);
 	if (nr_huge_sizes) {
 		size = huge_sizes[rnd(s) % nr_huge_sizes];
 		/* MAP_HUGE_SHIFT is 26: log2 of the size there. */
@@ -605,7 +614,7 @@ static void *churn(void *unused)
 	pid_t pid;
 
 	(void)unused;
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		off = (rnd(&s) % (OWN_LEN / PAGE)) * PAGE;
 		len = PAGE << (rnd(&s) % 11);
 		if (off + len > OWN_LEN)
@@ -645,7 +654,7 @@ static void *churn(void *unused)
 			if (pid == 0) {
 				signal(SIGSEGV, SIG_DFL);
 				for (i = 0; i < len; i += PAGE)
-					*(volatile char *)(base + off + i) = 2;
+					poke(base + off + i, 2);
 				_exit(0);
 			}
 			if (pid > 0)
@@ -665,7 +674,7 @@ static void *churn(void *unused)
 		/* The uffd-wp region: written, and zapped now and then. */
 		off = (rnd(&s) % (WP_LEN / PAGE)) * PAGE;
 		if (rnd(&s) % 16)
-			((volatile char *)WP_BASE)[off] = 1;
+			poke((char *)WP_BASE + off, 1);
 		else
 			madvise((char *)WP_BASE + off, PAGE << (rnd(&s) % 10),
 				MADV_DONTNEED);
@@ -832,7 +841,7 @@ static void smaps_case(const char *field, long val, int bad, int *wrong)
  * The checks, fed values a mapping cannot hold and values it can: each bad
  * one must fail, no good one may.  Run by make stress on the host.
  */
-static int selftest(void)
+static int run_selftest(void)
 {
 	static const char *const numa_bad[] = {
 		"10000 default mapped=4 N0=1 N1=2 kernelpagesize_kB=4",
@@ -904,13 +913,27 @@ static int selftest(void)
 	for (i = 0; i < 7; i++) {
 		memcpy(v, good, sizeof(v));
 		switch (i) {
-		case 0: v[1].start = 0x10800; break;	/* overlaps */
-		case 1: v[2].end = 0x21000; break;	/* past walk_end */
-		case 2: v[2].categories |= IS_FILE; break; /* not returned */
-		case 3: v[2].categories = IS_WRITTEN; break; /* no anyof */
-		case 4: v[1].categories = IS_PRESENT; break; /* not merged */
-		case 5: v[0].start = 0x10800; break;	/* not aligned */
-		default: v[2].start = v[2].end; break;	/* empty */
+		case 0:			/* overlaps */
+			v[1].start = 0x10800;
+			break;
+		case 1:			/* past walk_end */
+			v[2].end = 0x21000;
+			break;
+		case 2:			/* a category not returned */
+			v[2].categories |= IS_FILE;
+			break;
+		case 3:			/* none of category_anyof_mask */
+			v[2].categories = IS_WRITTEN;
+			break;
+		case 4:			/* not merged with the one before */
+			v[1].categories = IS_PRESENT;
+			break;
+		case 5:			/* not aligned */
+			v[0].start = 0x10800;
+			break;
+		default:		/* empty */
+			v[2].start = v[2].end;
+			break;
 		}
 		before = fails;
 		check_scan_vec("scan", &arg, v, ARRAY_SIZE(v));
@@ -942,7 +965,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && !strcmp(argv[1], "selftest"))
-		return selftest();
+		return run_selftest();
 	seed = argc > 2 ? strtoul(argv[2], NULL, 0) : 1;
 	s = seed;
 	sa.sa_sigaction = crashed;
@@ -982,8 +1005,8 @@ int main(int argc, char **argv)
 			npids = list_pids(pids, ARRAY_SIZE(pids));
 		pid = npids ? pids[rnd(&s) % npids] : getpid();
 		/* A quarter of the reads are of the last hugetlb child. */
-		if (child && rnd(&s) % 4 == 0)
-			pid = child;
+		if (__atomic_load_n(&child, __ATOMIC_RELAXED) && rnd(&s) % 4 == 0)
+			pid = __atomic_load_n(&child, __ATOMIC_RELAXED);
 		switch (rnd(&s) % 16) {
 		case 0:
 		case 1:
@@ -1008,7 +1031,7 @@ int main(int argc, char **argv)
 			check_scan(pid, &s);
 			break;
 		case 12:
-			clear_refs(pid, &s);
+			write_clear_refs(pid, &s);
 			break;
 		default:
 			check_own(uffd, &s);
@@ -1016,7 +1039,7 @@ int main(int argc, char **argv)
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	} while ((unsigned long)(now.tv_sec - t0.tv_sec) < secs);
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	pthread_join(thread, NULL);
 	printf("PMSTRESS: done: %lu smaps, %lu smaps_rollup, %lu numa_maps, %lu pagemap, %lu PAGEMAP_SCAN, %lu PAGEMAP_SCAN wp, %lu clear_refs, %lu mincore, %lu mbind, %lu churn steps, %lu failed\n",
 	       n_smaps, n_rollup, n_numa, n_pagemap, n_scan, n_wp, n_clear,

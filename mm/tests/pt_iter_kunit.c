@@ -1209,6 +1209,20 @@ static void pt_test_thread_stop(struct task_struct *t)
 	migrate_enable();
 }
 
+/*
+ * Wait, up to 5 seconds, until another CPU waits for @ptl, which this task
+ * holds (NULL: none held).  Returns whether one does.
+ */
+static bool pt_test_wait_contended(spinlock_t *ptl)
+{
+	unsigned long timeout = jiffies + 5 * HZ;
+
+	while (ptl && !spin_is_contended(ptl) &&
+	       time_before(jiffies, timeout))
+		cpu_relax();
+	return ptl && spin_is_contended(ptl);
+}
+
 /* A thread that takes a lock once, on another CPU. */
 struct pt_test_waiter {
 	spinlock_t *ptl;	/* the lock to take */
@@ -1241,7 +1255,6 @@ static void pt_iter_test_thp_contended(struct kunit *test)
 	struct vm_area_struct *vma;
 	struct task_struct *t;
 	bool contended = false, got = false;
-	unsigned long timeout;
 	struct pt_iter it;
 	int i, n = 0;
 
@@ -1268,11 +1281,7 @@ static void pt_iter_test_thp_contended(struct kunit *test)
 		if (n++ == 0) {
 			wt.ptl = it.ptl;
 			wake_up_process(t);
-			timeout = jiffies + 5 * HZ;
-			while (it.ptl && !spin_is_contended(it.ptl) &&
-			       time_before(jiffies, timeout))
-				cpu_relax();
-			contended = it.ptl && spin_is_contended(it.ptl);
+			contended = pt_test_wait_contended(it.ptl);
 		} else if (n == 2) {
 			got = READ_ONCE(wt.got);
 		}
@@ -4855,7 +4864,6 @@ static void pt_iter_test_race_split(struct kunit *test)
 	unsigned long a = pt_test_anon(test, PMD_SIZE, PMD_SIZE,
 				       MADV_HUGEPAGE);
 	bool large = true, mapped = true, done = false, contended = false;
-	unsigned long timeout;
 	struct mm_struct *mm = current->mm;
 	struct pt_race_split s = {};
 	struct vm_area_struct *vma;
@@ -4888,11 +4896,7 @@ static void pt_iter_test_race_split(struct kunit *test)
 		/* Until the split waits for the table's lock. */
 		if (n++ == 0) {
 			wake_up_process(t);
-			timeout = jiffies + 5 * HZ;
-			while (it.ptl && !spin_is_contended(it.ptl) &&
-			       time_before(jiffies, timeout))
-				cpu_relax();
-			contended = it.ptl && spin_is_contended(it.ptl);
+			contended = pt_test_wait_contended(it.ptl);
 		}
 		/* Not a migration entry or the zero page, as after a split. */
 		large &= it.type == PT_ITER_FOLIO && folio_test_large(it.folio);
@@ -4959,7 +4963,6 @@ static void pt_iter_test_race_unshare(struct kunit *test)
 	struct pt_race_unshare u = {};
 	unsigned int attrs[2] = {};
 	bool waited = false, done = true, contended = false;
-	unsigned long timeout;
 	struct vm_area_struct *vma;
 	struct task_struct *t;
 	unsigned long b, b2;
@@ -4995,11 +4998,7 @@ static void pt_iter_test_race_unshare(struct kunit *test)
 			continue;
 		/* The zap waits for the lock of this entry... */
 		wake_up_process(t);
-		timeout = jiffies + 5 * HZ;
-		while (it.ptl && !spin_is_contended(it.ptl) &&
-		       time_before(jiffies, timeout))
-			cpu_relax();
-		contended = it.ptl && spin_is_contended(it.ptl);
+		contended = pt_test_wait_contended(it.ptl);
 		done = completion_done(&u.done);
 		/* ...and unshares the table once no lock is held. */
 		pt_iter_pause(&it, it.end);
