@@ -214,8 +214,8 @@ kunit_kernel_args() {
 }
 
 # The machine a guest of architecture $1 (x86_64 or arm64) boots on under
-# QEMU (TCG): 2 vCPUs (an x86_64 kernel without ACPI or X86_MPPARSE finds
-# one), 8G in two NUMA nodes.  Sets CC_USER (a C compiler
+# QEMU (TCG): 2 vCPUs (an x86_64 kernel finds the second one in the ACPI
+# MADT only), 8G in two NUMA nodes.  Sets CC_USER (a C compiler
 # for its static programs), IMAGE (the kernel image in a build directory),
 # QEMU and QEMU_ARGS, APPEND (its console and NUMA options), LD_SO (its C
 # library's loader) and MAKE_ARCH.

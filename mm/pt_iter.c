@@ -239,7 +239,7 @@ static bool pt_iter_hole(struct pt_iter *it, unsigned long next,
 }
 
 /* @pte with the bits of @ignore (PT_ITER_IGNORE_*) cleared. */
-static pte_t pt_iter_pte_norm(pte_t pte, unsigned int ignore)
+static __always_inline pte_t pt_iter_pte_norm(pte_t pte, unsigned int ignore)
 {
 	if (ignore & PT_ITER_IGNORE_WRITE)
 		pte = pte_wrprotect(pte);
@@ -255,15 +255,53 @@ static pte_t pt_iter_pte_norm(pte_t pte, unsigned int ignore)
 }
 
 /*
- * Whether the normalised PTEs @a, of pfn @pa, and @b, of pfn @pb, are alike
- * but for their pfn: the one of the lower pfn is moved to the other's.
+ * The PTEs from @it->ptep on, at most @max_nr, that go on the present entry
+ * whose first PTE is @it->pte: those that map the next pages with the same
+ * bits but those of @ignore or, for a @run of a walk that does not look at
+ * pages, those alike in the same way that map any normal pages.
  */
-static bool pt_iter_pte_alike(pte_t a, unsigned long pa, pte_t b,
-			      unsigned long pb)
+static __always_inline unsigned long pt_iter_batch(struct pt_iter *it,
+						   unsigned long max_nr,
+						   unsigned int ignore,
+						   bool run)
 {
-	if (pa <= pb)
-		return pte_same(pte_advance_pfn(a, pb - pa), b);
-	return pte_same(pte_advance_pfn(b, pa - pb), a);
+	pte_t norm = pt_iter_pte_norm(it->pte, ignore);
+	/* The first PTE moved to pfn 0: a PTE of a run is it, moved. */
+	pte_t base = pte_advance_pfn(norm, -pte_pfn(norm));
+	unsigned int hint, attrs = 0;
+	pte_t *ptep = it->ptep;
+	pte_t expected, raw, cur;
+	unsigned long nr;
+
+	/*
+	 * Where the architecture marks the PTEs that map no normal page in
+	 * their special bit, a run is of PTEs that are not special: alike as
+	 * they are, vm_normal_page() would only check that their pfns have a
+	 * struct page, which the walk does not read.  A special PTE that maps
+	 * a normal page (->find_special_page()) is a run of its own.
+	 * Elsewhere vm_normal_page() is asked for each PTE.
+	 */
+	if (run && IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) && pte_special(norm))
+		max_nr = 1;
+	nr = pte_batch_hint(ptep, it->pte);
+	expected = pte_advance_pfn(norm, nr);
+	while (nr < max_nr) {
+		raw = ptep_get(ptep + nr);
+		cur = ignore ? pt_iter_pte_norm(raw, ignore) : raw;
+		if (!pte_same(cur, expected) &&
+		    (!run || !pte_same(pte_advance_pfn(base, pte_pfn(raw)), cur)))
+			break;
+		if (run && !IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) &&
+		    !vm_normal_page(it->_vma, it->addr + nr * PAGE_SIZE, raw))
+			break;
+		if (ignore)
+			attrs |= __pt_iter_pte_attrs(raw, ignore >> 2);
+		hint = pte_batch_hint(ptep + nr, raw);
+		expected = pte_advance_pfn(cur, hint);
+		nr += hint;
+	}
+	it->_attrs |= attrs;
+	return min(nr, max_nr);
 }
 
 /**
@@ -272,12 +310,13 @@ static bool pt_iter_pte_alike(pte_t a, unsigned long pa, pte_t b,
  *	ptep, pfn, folio and page set), its table locked.
  *
  * For a walk with %PT_ITER_BATCH, counts the PTEs from @it->ptep on that
- * map the next pages of @it->folio (or, without a folio, any normal pages)
- * with the same bits but those the walk ignores, which are gathered in
- * @it: a batch has an ignored bit if any of its PTEs has it.  Within the
- * PTE table and the walk; pte_batch_hint() skips a contpte block at once.
- * Marks a contpte block's entry %PT_ATTR_CONT (and %PT_ATTR_CLIPPED if the
- * block extends beyond the walk).  Not for direct use.
+ * map the next pages of @it->folio with the same bits but those the walk
+ * ignores or, in a walk with %PT_ITER_NO_PAGE, the PTEs alike in the same
+ * way that map any normal pages.  The ignored bits are gathered in @it: a
+ * batch has one if any of its PTEs has it.  Within the PTE table and the
+ * walk; pte_batch_hint() skips a contpte block at once.  Marks a contpte
+ * block's entry %PT_ATTR_CONT (and %PT_ATTR_CLIPPED if the block extends
+ * beyond the walk).  Not for direct use.
  *
  * Return: the number of PTEs, at least 1.
  */
@@ -286,43 +325,20 @@ unsigned int __pt_iter_pte_batch(struct pt_iter *it)
 	unsigned int ignore = it->_flags & PT_ITER_IGNORE_MASK;
 	unsigned long max_nr = (it->_table_end - it->addr) >> PAGE_SHIFT;
 	unsigned long size = pte_leaf_size(it->pte);
-	unsigned long first = pte_pfn(it->pte), pfn = first;
-	pte_t norm, expected, cur, raw;
-	unsigned int nr = 1, hint;
+	unsigned int nr = 1;
 
 	if (it->_flags & PT_ITER_BATCH && it->type == PT_ITER_FOLIO) {
-		if (it->folio)
+		if (it->folio) {
 			max_nr = min_t(unsigned long, max_nr,
 				       folio_nr_pages(it->folio) -
 				       folio_page_idx(it->folio, it->page));
-		norm = pt_iter_pte_norm(it->pte, ignore);
-		nr = pte_batch_hint(it->ptep, it->pte);
-		expected = pte_advance_pfn(norm, nr);
-		while (nr < max_nr) {
-			raw = ptep_get(it->ptep + nr);
-			cur = ignore ? pt_iter_pte_norm(raw, ignore) : raw;
-			hint = pte_batch_hint(it->ptep + nr, raw);
-			if (!pte_same(cur, expected)) {
-				/*
-				 * A run of any normal pages goes on at another
-				 * pfn, if that is a normal page's.
-				 */
-				if (it->folio || !pte_present(raw))
-					break;
-				pfn = pte_pfn(raw);
-				if (!pt_iter_pte_alike(norm, first, cur, pfn) ||
-				    !vm_normal_page(it->_vma,
-						    it->addr + nr * PAGE_SIZE,
-						    raw))
-					break;
-			}
-			if (ignore)
-				it->_attrs |= __pt_iter_pte_attrs(raw,
-								  ignore >> 2);
-			expected = pte_advance_pfn(cur, hint);
-			nr += hint;
+			nr = pt_iter_batch(it, max_nr, ignore, false);
+		} else if (ignore) {
+			nr = pt_iter_batch(it, max_nr, ignore, true);
+		} else {
+			/* mincore(), PAGEMAP_SCAN: whole PTEs compared. */
+			nr = pt_iter_batch(it, max_nr, 0, true);
 		}
-		nr = min_t(unsigned long, nr, max_nr);
 	}
 	if (size > PAGE_SIZE) {
 		it->_attrs |= PT_ATTR_CONT;
