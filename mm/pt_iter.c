@@ -255,10 +255,23 @@ static __always_inline pte_t pt_iter_pte_norm(pte_t pte, unsigned int ignore)
 }
 
 /*
+ * Whether the normalised PTEs @a, of pfn @pa, and @b, of pfn @pb, are alike
+ * but for their pfn: the one of the lower pfn is moved to the other's.
+ */
+static bool pt_iter_pte_alike(pte_t a, unsigned long pa, pte_t b,
+			      unsigned long pb)
+{
+	if (pa <= pb)
+		return pte_same(pte_advance_pfn(a, pb - pa), b);
+	return pte_same(pte_advance_pfn(b, pa - pb), a);
+}
+
+/*
  * The PTEs from @it->ptep on, at most @max_nr, that go on the present entry
  * whose first PTE is @it->pte: those that map the next pages with the same
  * bits but those of @ignore or, for a @run of a walk that does not look at
- * pages, those alike in the same way that map any normal pages.
+ * pages, those alike in the same way that map any normal pages.  Returns
+ * their number.
  */
 static __always_inline unsigned long pt_iter_batch(struct pt_iter *it,
 						   unsigned long max_nr,
@@ -266,8 +279,7 @@ static __always_inline unsigned long pt_iter_batch(struct pt_iter *it,
 						   bool run)
 {
 	pte_t norm = pt_iter_pte_norm(it->pte, ignore);
-	/* The first PTE moved to pfn 0: a PTE of a run is it, moved. */
-	pte_t base = pte_advance_pfn(norm, -pte_pfn(norm));
+	unsigned long first = pte_pfn(norm);
 	unsigned int hint, attrs = 0;
 	pte_t *ptep = it->ptep;
 	pte_t expected, raw, cur;
@@ -275,11 +287,13 @@ static __always_inline unsigned long pt_iter_batch(struct pt_iter *it,
 
 	/*
 	 * Where the architecture marks the PTEs that map no normal page in
-	 * their special bit, a run is of PTEs that are not special: alike as
-	 * they are, vm_normal_page() would only check that their pfns have a
-	 * struct page, which the walk does not read.  A special PTE that maps
-	 * a normal page (->find_special_page()) is a run of its own.
-	 * Elsewhere vm_normal_page() is asked for each PTE.
+	 * their special bit, a run is of PTEs that are not special: for
+	 * those, alike as they are, vm_normal_page() would return their pages
+	 * unless a pfn were beyond highest_memmap_pfn, a corrupt PTE that it
+	 * reports and that the run takes in silently (the walk does not read
+	 * its page).  A special PTE that maps a normal page
+	 * (->find_special_page()) is a run of its own.  Elsewhere
+	 * vm_normal_page() is asked for each PTE.
 	 */
 	if (run && IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) && pte_special(norm))
 		max_nr = 1;
@@ -288,8 +302,9 @@ static __always_inline unsigned long pt_iter_batch(struct pt_iter *it,
 	while (nr < max_nr) {
 		raw = ptep_get(ptep + nr);
 		cur = ignore ? pt_iter_pte_norm(raw, ignore) : raw;
+		/* The next pfn, or for a run any pfn. */
 		if (!pte_same(cur, expected) &&
-		    (!run || !pte_same(pte_advance_pfn(base, pte_pfn(raw)), cur)))
+		    (!run || !pt_iter_pte_alike(norm, first, cur, pte_pfn(raw))))
 			break;
 		if (run && !IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) &&
 		    !vm_normal_page(it->_vma, it->addr + nr * PAGE_SIZE, raw))
@@ -336,7 +351,7 @@ unsigned int __pt_iter_pte_batch(struct pt_iter *it)
 		} else if (ignore) {
 			nr = pt_iter_batch(it, max_nr, ignore, true);
 		} else {
-			/* mincore(), PAGEMAP_SCAN: whole PTEs compared. */
+			/* A run that ignores no bit (mincore()). */
 			nr = pt_iter_batch(it, max_nr, 0, true);
 		}
 	}
