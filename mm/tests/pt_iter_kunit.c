@@ -1210,6 +1210,25 @@ static void pt_test_thread_stop(struct task_struct *t)
 }
 
 /*
+ * Whether another CPU can wait for a lock this test holds, and the test see
+ * that it does; if not, the test is marked skipped.
+ */
+static bool pt_test_can_contend(struct kunit *test)
+{
+	if (num_online_cpus() < 2) {
+		kunit_mark_skipped(test, "one CPU");
+		return false;
+	}
+#ifdef arch_spin_is_contended
+	return true;
+#else
+	/* The generic ticket lock (riscv) does not say it is waited for. */
+	kunit_mark_skipped(test, "spin_is_contended() is always false here");
+	return false;
+#endif
+}
+
+/*
  * Wait, up to 5 seconds, until another CPU waits for @ptl, which this task
  * holds (NULL: none held).  Returns whether one does.
  */
@@ -1260,12 +1279,8 @@ static void pt_iter_test_thp_contended(struct kunit *test)
 
 	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
 		kunit_skip(test, "no THP");
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "one CPU");
-#ifndef arch_spin_is_contended
-	/* The generic ticket lock (riscv) does not say it is waited for. */
-	kunit_skip(test, "spin_is_contended() is always false here");
-#endif
+	if (!pt_test_can_contend(test))
+		return;
 	for (i = 0; i < 3; i++)
 		pt_test_thp(test, a + i * PMD_SIZE);
 	pt_test_madvise(test, a, 3 * PMD_SIZE, MADV_NOHUGEPAGE);
@@ -4872,11 +4887,8 @@ static void pt_iter_test_race_split(struct kunit *test)
 	struct pt_walk *w;
 	int n = 0;
 
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "one CPU");
-#ifndef arch_spin_is_contended
-	kunit_skip(test, "spin_is_contended() is always false here");
-#endif
+	if (!pt_test_can_contend(test))
+		return;
 	s.folio = pt_test_thp(test, a);
 	pt_test_madvise(test, a, PMD_SIZE, MADV_NOHUGEPAGE);
 	/* A PTE-mapped THP: two batches, around the page zapped. */
@@ -4969,11 +4981,8 @@ static void pt_iter_test_race_unshare(struct kunit *test)
 	struct pt_iter it;
 	int n = 0;
 
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "one CPU");
-#ifndef arch_spin_is_contended
-	kunit_skip(test, "spin_is_contended() is always false here");
-#endif
+	if (!pt_test_can_contend(test))
+		return;
 	b = pt_test_hugetlb_sharing(test, 2);
 	b2 = b + PUD_SIZE;
 	pt_test_write(test, b, 1);
