@@ -190,6 +190,7 @@ SERIES_OBJECTS=(
 	"mm/migrate.o MIGRATION"
 	"mm/mempolicy.o NUMA"
 	"mm/mincore.o MMU"
+	"mm/shmem.o SHMEM"
 	"mm/damon/vaddr.o DAMON_VADDR"
 	"mm/memory-failure.o MEMORY_FAILURE"
 	"mm/mprotect.o MMU"

@@ -6,7 +6,8 @@
 #
 # Every hugetlb mapping of the catalogue (hugetlb-*, wp-hugetlb-*) is
 # mapped by its process alone, except in the dump taken after fork, where
-# the child still maps the pages of the private ones.  So, for each hugetlb VMA of each dump:
+# the child still maps the pages of the private ones, and those of
+# hugetlb-2M-shared-pmd through the PMD table it shares.  So, for each hugetlb VMA of each dump:
 # - smaps: Shared_Hugetlb is 0 for a page mapped once, Private_Hugetlb is
 #   0 for a page mapped twice (stock bug 1 breaks the first);
 # - pagemap: a present page (0x100 in the printed flags) has
@@ -14,6 +15,12 @@
 #   (stock bug 2 breaks the first);
 # - smaps_rollup: Shared_Hugetlb and Private_Hugetlb are the sums of the
 #   dump's smaps fields.
+# - pmcheck's shmem-64k: 512K of its shared memory, 64K folios from 256K
+#   on, are swapped out.  smaps Swap of the shared mapping and of a private
+#   one from 32K on (a walk of empty PTEs) is 512 kB; of a private one
+#   from 288K to 544K, which begins and ends half way into a swapped out
+#   folio, 256 kB (stock bug 4 breaks both private ones).  smaps_rollup's
+#   Swap is the sum of the dump's smaps fields.
 # - mpcheck: a hugetlb page mapped once (hugetlb-*-private, -shared) is
 #   on node 1 after mbind(MPOL_MF_MOVE) to node 1; one mapped twice (by a
 #   child after fork, or through a PMD table shared with a child) stays on
@@ -21,6 +28,8 @@
 #   breaks the first).
 # - dmcheck: DAMON finds the regions written all the time accessed and
 #   those written once not, small pages, THP and hugetlb of every size.
+# - pmap -X: each column it shows of a VMA of the catalogue is what smaps
+#   said of it in the same dump.
 # - mfcheck: each of its five SIGBUS of memory failure's page table walk
 #   names the address the poisoned page is mapped at, as a base page.
 # The checks hold for every hugetlb size, those of the masks (1G, arm64's
@@ -32,7 +41,8 @@ function fail(msg) {
 }
 
 function shared(vma) {
-	return dump ~ /^after fork/ && vma ~ /^hugetlb-[^-]*-private/
+	return dump ~ /^after fork/ &&
+	       vma ~ /^hugetlb-[^-]*-(private|shared-pmd)/
 }
 
 function hexval(s,    i, v) {
@@ -46,7 +56,8 @@ function hexval(s,    i, v) {
 
 /^= / {
 	dump = substr($0, 3)
-	sum["Shared_Hugetlb"] = sum["Private_Hugetlb"] = 0
+	sum["Shared_Hugetlb"] = sum["Private_Hugetlb"] = sum["Swap"] = 0
+	split("", smaps)
 	call = ""
 	next
 }
@@ -85,7 +96,37 @@ dump ~ /^hugetlb-/ && /^  numa_maps / && call ~ /bind:1, (STRICT\|)?MOVE(_ALL)?\
 }
 
 /^[^ ]/ { vma = "" }
-/^smaps / { vma = $2; next }
+/^smaps / {
+	vma = $2
+	start = vma
+	sub(/-\+.*/, "", start)
+	next
+}
+# Each field of the dump's smaps, for pmap's lines below.
+vma != "" && /^  [A-Za-z_]+: / {
+	field = substr($1, 1, length($1) - 1)
+	smaps[start, field] = $2
+}
+
+# pmap -X (a client of smaps): each column it shows of a VMA is what smaps
+# said of it in the same dump.
+/^pmap header / {
+	for (i = 3; i <= NF; i++)
+		col[$i] = i < 6 ? i - 1 : i - 3
+	next
+}
+/^pmap: / { fail("pmap failed"); next }
+/^pmap / && ($2, "Rss") in smaps {
+	if (!col["Rss"])
+		fail("no pmap header before its lines")
+	for (f in col)
+		if (col[f] > 4 && ($2, f) in smaps && $col[f] != smaps[$2, f])
+			fail("pmap shows " f " " $col[f] ", smaps " \
+			     smaps[$2, f])
+	pmaps++
+	next
+}
+/^pmap / { fail("pmap shows a VMA that smaps did not") }
 
 vma != "" && /^  (Shared|Private)_Hugetlb:/ {
 	field = substr($1, 1, length($1) - 1)
@@ -99,7 +140,18 @@ vma != "" && /^  (Shared|Private)_Hugetlb:/ {
 	checked++
 }
 
-/^rollup (Shared|Private)_Hugetlb:/ {
+vma != "" && /^  Swap:/ {
+	sum["Swap"] += $2
+	if (vma !~ /^shmem-64k-/)
+		next
+	want = vma ~ /^shmem-64k-private-half/ ? 256 : 512
+	if ($2 != want)
+		fail(vma " has " want " kB of its range swapped out")
+	shmem_swaps++
+	checked++
+}
+
+/^rollup (Shared|Private)_Hugetlb:|^rollup Swap:/ {
 	field = substr($2, 1, length($2) - 1)
 	if ($3 != sum[field])
 		fail("the smaps of the dump sum to " sum[field] " kB")
@@ -115,13 +167,17 @@ vma != "" && /^  (Shared|Private)_Hugetlb:/ {
 
 END {
 	if (!checked) {
-		print "expect.awk: no hugetlb entry to check" > "/dev/stderr"
+		print "expect.awk: nothing to check" > "/dev/stderr"
 		exit 1
 	}
 	# thp-pinned 1, thp-pte-pinned 2, mthp64K-pinned 1, shmem-thp-twice 1
 	if (walks != 5)
 		fail(walks " memory failure walks, not 5")
-	printf "expect.awk: %d hugetlb, DAMON and memory failure fields checked, %d wrong\n",
-	       checked, failed
+	if (!pmaps)
+		fail("no pmap line")
+	if (!shmem_swaps)
+		fail("no shmem-64k mapping")
+	printf "expect.awk: %d hugetlb, swap, DAMON and memory failure fields and %d pmap lines checked, %d wrong\n",
+	       checked, pmaps, failed
 	exit failed != 0
 }

@@ -242,7 +242,10 @@ int main(void)
 	}
 	if (argv == check)
 		selftests(list, envp);
-	/* Last: the pages it poisons are lost to what would come after. */
+	/*
+	 * Last: the THPs and hugetlb pages it poisons are lost to what would
+	 * come after (pmcheck's hwpoison layouts cost two base pages).
+	 */
 	if (argv == check && !strstr(cmdline, "pmcheck=none"))
 		run_check(mfcheck, envp);
 	printf("init: done\n");

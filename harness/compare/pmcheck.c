@@ -4,13 +4,18 @@
  *
  * It builds a catalogue of mappings at fixed addresses (small anonymous
  * pages, the zero page, the huge zero page, THP mapped by a PMD and by
- * PTEs, 64K mTHP, shmem with pages swapped out, private and shared file
+ * PTEs, 64K mTHP, shmem with pages swapped out (in 64K folios too, and
+ * mapped privately), a shmem THP mapped by a PMD and by PTEs, large
+ * folios whose PTEs differ in one bit, mTHPs partly CoW'd while a child
+ * maps them, a THP that a child maps by PTEs, hugetlb pages in a PMD
+ * table a child shares, hwpoison entries, private and shared file
  * mappings, hugetlb of every size the kernel offers, private and shared, CoW after fork, pages
  * swapped out to zram, soft-dirty after each clear_refs value, uffd-wp,
  * mlock, KSM, memory bound to the second NUMA node, PROT_NONE) and prints
  * what /proc says about each: its smaps block, its numa_maps line, its
  * pagemap entries (read whole, at odd offsets and lengths, and without
- * CAP_SYS_ADMIN) and PAGEMAP_SCAN answers, then smaps_rollup.  Then it
+ * CAP_SYS_ADMIN) and PAGEMAP_SCAN answers, then smaps_rollup, and what
+ * procps' pmap -X, a client of smaps, prints.  Then it
  * write-protects mappings registered for async uffd-wp with PAGEMAP_SCAN,
  * and asks both files wrong questions (the errno tables).
  *
@@ -31,6 +36,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <linux/capability.h>
 #include <linux/userfaultfd.h>
 #include <stdarg.h>
@@ -765,10 +771,43 @@ static void dump_mincore(void)
 	}
 }
 
+/*
+ * Read every page of this process's own mappings outside the catalogue
+ * (its program, data, heap and stack), so that what smaps_rollup says of
+ * them does not depend on which of their pages the code run since the
+ * last clear_refs touched: where stock bugs show, the two kernels print
+ * different amounts, through different code.
+ */
+static void read_own_mappings(void)
+{
+	unsigned long start, end;
+	char line[512], perms[8];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f) {
+		note("maps: %s", strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) != 3 ||
+		    perms[0] != 'r' || region_of(start))
+			continue;
+		/* Not [vvar], [vdso] or [vsyscall]. */
+		if (strchr(line, '[') && !strstr(line, "[heap]") &&
+		    !strstr(line, "[stack]"))
+			continue;
+		readall((const char *)start, end - start, PAGE);
+	}
+	fclose(f);
+}
+
 static void dump_rollup(void)
 {
 	char line[512];
-	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	FILE *f;
+
+	read_own_mappings();
+	f = fopen("/proc/self/smaps_rollup", "r");
 
 	if (!f) {
 		note("smaps_rollup: %s", strerror(errno));
@@ -781,6 +820,84 @@ static void dump_rollup(void)
 	fclose(f);
 }
 
+/* Print @s with each run of blanks made one space. */
+static void print_collapsed(const char *s)
+{
+	int blank = 0;
+
+	for (; *s; s++) {
+		if (*s == ' ' || *s == '\t') {
+			blank = 1;
+			continue;
+		}
+		if (blank)
+			putchar(' ');
+		blank = 0;
+		putchar(*s);
+	}
+}
+
+/*
+ * What procps' pmap -X (Debian's, a client of smaps) says of the
+ * catalogue: the header (the smaps fields it found) and the line of each
+ * VMA of the catalogue, its address as label+offset, without the device
+ * and inode columns, blanks collapsed (pmap's column widths follow the
+ * widest value of any VMA).
+ */
+static void dump_pmap(void)
+{
+	static char *const envp[] = { "LD_LIBRARY_PATH=/lib", NULL };
+	char pid[16], line[1024], perm[8], off[32], dev[16], inode[32];
+	char *const argv[] = { "/bin/pmap", "-X", pid, NULL };
+	posix_spawn_file_actions_t fa;
+	const struct region *r;
+	unsigned long start;
+	int fd[2], status = -1, n;
+	pid_t child;
+	FILE *out;
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (pipe(fd)) {
+		note("pmap: pipe: %s", strerror(errno));
+		return;
+	}
+	fflush(stdout);
+	/* posix_spawn(): no fork, which would make the pages shared. */
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+	posix_spawn_file_actions_addclose(&fa, fd[0]);
+	n = posix_spawn(&child, argv[0], &fa, NULL, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd[1]);
+	if (n) {
+		note("pmap: %s", strerror(n));
+		close(fd[0]);
+		return;
+	}
+	out = fdopen(fd[0], "r");
+	while (out && fgets(line, sizeof(line), out)) {
+		if (strstr(line, " Address ")) {
+			printf("pmap header");
+			print_collapsed(line);
+			continue;
+		}
+		if (sscanf(line, "%lx %7s %31s %15s %31s %n", &start, perm, off,
+			   dev, inode, &n) != 5)
+			continue;
+		r = region_of(start);
+		if (r) {
+			printf("pmap %s+%#lx %s %s ", r->label,
+			       start - r->addr, perm, off);
+			print_collapsed(line + n);
+		}
+	}
+	if (out)
+		fclose(out);
+	if (waitpid(child, &status, 0) != child ||
+	    !WIFEXITED(status) || WEXITSTATUS(status))
+		printf("pmap: exit status %#x\n", status);
+}
+
 static void dump(const char *when)
 {
 	printf("= %s\n", when);
@@ -790,6 +907,7 @@ static void dump(const char *when)
 	dump_scans();
 	dump_mincore();
 	dump_rollup();
+	dump_pmap();
 }
 
 /* A tmpfs file of @len bytes at @path, filled with a pattern. */
@@ -812,6 +930,159 @@ static int tmpfile_of(const char *path, unsigned long len)
 		}
 	}
 	return fd;
+}
+
+#ifndef MADV_HWPOISON
+#define MADV_HWPOISON		100
+#endif
+
+/* The SIGBUS that MADV_HWPOISON sends (with BUS_MCEERR_AR) on return. */
+static void on_sigbus(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Page @n of the @len bytes at @p, all written, replaced by a hwpoison
+ * entry: memory failure as MADV_HWPOISON simulates it.
+ */
+static void hwpoison(const char *label, char *p, unsigned long len,
+		     unsigned long n)
+{
+	if (!p)
+		return;
+	touch(p, len, PAGE, 26);
+	if (madvise(p + n * PAGE, PAGE, MADV_HWPOISON))
+		note("%s: MADV_HWPOISON: %s", label, strerror(errno));
+}
+
+/* @len bytes of anonymous memory in 64K folios, each page written. */
+static char *anon_64k(const char *label, unsigned long len, int val)
+{
+	char *p;
+
+	if (put(THP "hugepages-64kB/enabled", "always")) {
+		note("%s: no 64K mTHP control", label);
+		return NULL;
+	}
+	p = anon(label, len, MADV_HUGEPAGE);
+	if (p)
+		touch(p, len, PAGE, val);
+	put(THP "hugepages-64kB/enabled", "never");
+	return p;
+}
+
+/*
+ * Pages @first to @first + @n - 1 of @p read (@val 0) or written (with
+ * @val and on): the PTEs of a large folio that differ in a bit.
+ */
+static void pages(char *p, unsigned long first, unsigned long n, int val)
+{
+	if (!p)
+		return;
+	if (val)
+		touch(p + first * PAGE, n * PAGE, PAGE, val);
+	else
+		readall(p + first * PAGE, n * PAGE, PAGE);
+}
+
+/*
+ * A shmem THP mapped twice: by a PMD, and by PTEs at an address that is not
+ * a multiple of 2M.
+ */
+static void shmem_thp_twice(void)
+{
+	int fd = memfd_create("pmcheck-shmem-thp", 0);
+	char *p;
+
+	if (fd < 0 || ftruncate(fd, 2 * MB)) {
+		note("shmem-thp: memfd: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (put(THP "shmem_enabled", "advise"))
+		note("shmem-thp: shmem_enabled: %s", strerror(errno));
+	p = map("shmem-thp", 2 * MB, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		2 * MB);
+	if (p && madvise(p, 2 * MB, MADV_HUGEPAGE))
+		note("shmem-thp: madvise: %s", strerror(errno));
+	if (p)
+		touch(p, 2 * MB, PAGE, 23);
+	put(THP "shmem_enabled", "never");
+	p = map_at("shmem-thp-by-ptes", next_slot + PAGE, 2 * MB,
+		   PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p)
+		readall(p, 2 * MB, PAGE);
+	close(fd);
+}
+
+/*
+ * 2M hugetlb pages of a shared mapping of a whole PUD-aligned gigabyte:
+ * the child of the fork below (which inherits no page table of a shared
+ * mapping) faults them in through the same PMD table, which it then
+ * shares (their mapcount stays 1).
+ */
+static char *hugetlb_shared_pmd(void)
+{
+	const char *label = "hugetlb-2M-shared-pmd";
+	int fd = memfd_create(label, MFD_HUGETLB | HUGE_SHIFT(21));
+	char *p;
+
+	if (fd < 0 || ftruncate(fd, GB)) {
+		note("%s: %s", label, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	p = map(label, GB, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+		fd, GB);
+	close(fd);
+	if (p)
+		touch(p, 4 * MB, 2 * MB, 24);
+	return p;
+}
+
+/*
+ * Anonymous shared memory in 64K folios, half of it swapped out as 64K swap
+ * entries, and two private writable mappings of its file (opened through
+ * /proc/self/map_files): smaps finds what they have swapped out from the
+ * holes of its walk.  The first, from 32K into the file, has a page CoW'd:
+ * a PTE table of empty PTEs.  The second begins and ends in the middle of a
+ * swapped out 64K folio and has no table.
+ */
+static void shmem_64k_swapped(void)
+{
+	char path[64], *shm, *priv;
+	int fd;
+
+	if (put(THP "hugepages-64kB/shmem_enabled", "always")) {
+		note("shmem-64k: no 64K shmem mTHP control");
+		return;
+	}
+	shm = map("shmem-64k-shared", 1 * MB, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 2 * MB);
+	if (shm)
+		touch(shm, 1 * MB, PAGE, 16);
+	put(THP "hugepages-64kB/shmem_enabled", "never");
+	if (!shm)
+		return;
+	pageout("shmem-64k-shared", shm + 256 * KB, 512 * KB);
+
+	snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx",
+		 (unsigned long)shm, (unsigned long)shm + 1 * MB);
+	fd = open(path, O_RDWR);
+	if (fd < 0) {
+		note("shmem-64k: %s: %s", path, strerror(errno));
+		return;
+	}
+	priv = map_off("shmem-64k-private", 1 * MB - 32 * KB,
+		       PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 32 * KB, 2 * MB);
+	if (priv)
+		priv[0] = 1;
+	map_off("shmem-64k-private-half", 256 * KB, PROT_READ | PROT_WRITE,
+		MAP_PRIVATE, fd, 288 * KB, 2 * MB);
+	close(fd);
 }
 
 static void hugetlb(const char *label, unsigned long size, int shared)
@@ -870,7 +1141,8 @@ static int have_huge(unsigned long kb)
 	return huge_count(kb, "nr_hugepages") > 0;
 }
 
-static void uffd_wp(char *p, unsigned long len)
+/* Register @len bytes at @p for uffd-wp; write-protect the first @wp_len. */
+static void uffd_wp(char *p, unsigned long len, unsigned long wp_len)
 {
 	struct uffdio_api api = { .api = UFFD_API, .features = 0 };
 	struct uffdio_register reg = {
@@ -878,7 +1150,7 @@ static void uffd_wp(char *p, unsigned long len)
 		.mode = UFFDIO_REGISTER_MODE_WP,
 	};
 	struct uffdio_writeprotect wp = {
-		.range = { (unsigned long)p, len / 2 },
+		.range = { (unsigned long)p, wp_len },
 		.mode = UFFDIO_WRITEPROTECT_MODE_WP,
 	};
 	int fd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
@@ -1306,8 +1578,11 @@ static void scan_wp(void)
 
 	m[0].len = 4 * MB;
 	m[0].p = anon(m[0].label, m[0].len, MADV_NOHUGEPAGE);
-	if (m[0].p)
+	if (m[0].p) {
 		touch(m[0].p, 1 * MB, PAGE, 20);
+		/* Swap entries to write-protect too. */
+		pageout(m[0].label, m[0].p + 256 * KB, 128 * KB);
+	}
 	for (i = 1; i <= 2; i++) {
 		m[i].len = 4 * MB;
 		m[i].p = anon(m[i].label, m[i].len, MADV_HUGEPAGE);
@@ -1428,7 +1703,7 @@ int main(int argc, char **argv)
 {
 	char *small, *zero, *hzero, *thp, *split, *mthp, *shm, *fpriv, *fshared;
 	char *cow, *swp, *sd, *uffd, *locked, *ksm1, *ksm2, *node1, *none;
-	char *across;
+	char *across, *bits, *tbits, *wbits, *mcow, *tchild, *hspmd = NULL;
 	int fd, v, sync_fd[2];
 	unsigned long i;
 	pid_t pid;
@@ -1504,6 +1779,9 @@ int main(int argc, char **argv)
 	if (fd >= 0)
 		close(fd);
 
+	shmem_64k_swapped();
+	shmem_thp_twice();
+
 	fd = tmpfile_of("/tmp/pmcheck-file", 512 * KB);
 	if (fd >= 0) {
 		fpriv = map("file-private", 512 * KB, PROT_READ | PROT_WRITE,
@@ -1537,6 +1815,8 @@ int main(int argc, char **argv)
 		hugetlb("hugetlb-32M-private", 32 * MB, 0);
 		hugetlb("hugetlb-32M-shared", 32 * MB, 1);
 	}
+	if (have_huge(2048))
+		hspmd = hugetlb_shared_pmd();
 	/* Two THPs and two 2M hugetlb pages, one on each side of 1G. */
 	across = map_across("thp-across-1G", 4 * MB, MAP_PRIVATE | MAP_ANONYMOUS);
 	if (across) {
@@ -1561,7 +1841,7 @@ int main(int argc, char **argv)
 	uffd = anon("uffd-wp", 256 * KB, MADV_NOHUGEPAGE);
 	if (uffd) {
 		touch(uffd, 256 * KB, PAGE, 10);
-		uffd_wp(uffd, 256 * KB);
+		uffd_wp(uffd, 256 * KB, 128 * KB);
 	}
 
 	locked = anon("mlocked", 128 * KB, MADV_NOHUGEPAGE);
@@ -1614,6 +1894,50 @@ int main(int argc, char **argv)
 	}
 #endif
 
+	/*
+	 * Large folios whose PTEs differ in one bit: 64K mTHPs and a THP
+	 * mapped by PTEs (its last page zapped), a few pages of a folio read
+	 * or written again after each clear_refs value (below: Referenced,
+	 * soft-dirty); pages of two mTHPs MADV_FREE'd and some of them
+	 * written again (LazyFree, dirty); the first one and a half mTHPs of
+	 * another region write-protected by uffd-wp; and mTHPs some pages of
+	 * which are CoW'd while a child maps them (below).  A batch of PTEs
+	 * must end where such a bit changes, or report it for any of its
+	 * PTEs where the walk says it ignores it.  The first two are not
+	 * mapped by the child after fork: written after clear_refs 4, their
+	 * pages stay in their folios.
+	 */
+	bits = anon_64k("mthp-bits", 512 * KB, 17);
+	if (bits) {
+		if (madvise(bits, 512 * KB, MADV_DONTFORK) ||
+		    madvise(bits + 64 * PAGE, 32 * PAGE, MADV_FREE))
+			note("mthp-bits: madvise: %s", strerror(errno));
+		pages(bits, 70, 2, 18);
+		pages(bits, 85, 1, 18);
+	}
+	tbits = anon("thp-pte-bits", 2 * MB, MADV_HUGEPAGE);
+	if (tbits) {
+		touch(tbits, 2 * MB, PAGE, 19);
+		if (madvise(tbits, 2 * MB, MADV_DONTFORK) ||
+		    madvise(tbits + 2 * MB - PAGE, PAGE, MADV_DONTNEED))
+			note("thp-pte-bits: madvise: %s", strerror(errno));
+	}
+	wbits = anon_64k("mthp-uffd-wp", 256 * KB, 20);
+	if (wbits)
+		uffd_wp(wbits, 256 * KB, 96 * KB);
+	mcow = anon_64k("mthp-cow", 256 * KB, 21);
+	/* A THP that the child of the fork below maps by PTEs. */
+	tchild = anon("thp-by-ptes-in-child", 2 * MB, MADV_HUGEPAGE);
+	if (tchild)
+		touch(tchild, 2 * MB, PAGE, 25);
+
+	/* hwpoison entries: of a small page, and of a page of a THP. */
+	signal(SIGBUS, on_sigbus);
+	hwpoison("hwpoison", anon("hwpoison", 64 * KB, MADV_NOHUGEPAGE),
+		 64 * KB, 5);
+	hwpoison("thp-hwpoison", anon("thp-hwpoison", 2 * MB, MADV_HUGEPAGE),
+		 2 * MB, 100);
+
 	sd = anon("soft-dirty", 256 * KB, MADV_NOHUGEPAGE);
 	cow = anon("cow", 256 * KB, MADV_NOHUGEPAGE);
 	if (cow)
@@ -1639,6 +1963,11 @@ int main(int argc, char **argv)
 	if (pid == 0) {
 		if (cow)
 			touch(cow, 128 * KB, PAGE, 14);
+		/* Splits the child's PMD; the parent's stays. */
+		if (tchild && mprotect(tchild + PAGE, PAGE, PROT_READ))
+			_exit(1);
+		if (hspmd)
+			readall(hspmd, 4 * MB, 2 * MB);
 		if (write(sync_fd[1], "", 1) != 1)
 			_exit(1);
 		pause();
@@ -1646,6 +1975,9 @@ int main(int argc, char **argv)
 	}
 	if (pid < 0 || read(sync_fd[0], &c, 1) != 1)
 		note("fork: the child did not start");
+	/* Pages of mTHPs the child maps too, CoW'd: partly shared folios. */
+	pages(mcow, 5, 2, 22);
+	pages(mcow, 20, 1, 22);
 	dump("after fork, the child wrote half of cow");
 	if (pid > 0) {
 		kill(pid, SIGKILL);
@@ -1666,6 +1998,12 @@ int main(int argc, char **argv)
 		flush_tlb();
 		if (sd)
 			touch(sd + 64 * KB, 32 * KB, PAGE, v);
+		/* Within a folio: some pages read, some written. */
+		pages(bits, 3, 2, 0);
+		pages(bits, 9, 2, v);
+		pages(bits, 40, 1, 0);
+		pages(tbits, 100, 2, 0);
+		pages(tbits, 300, 3, v);
 		snprintf(what, sizeof(what), "after clear_refs %d", v);
 		dump(what);
 	}

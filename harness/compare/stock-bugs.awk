@@ -14,7 +14,7 @@
 #    page's pt_index (whatever was left there) as a PMD table's share
 #    count: a page mapped once can show as Shared_Hugetlb.  Under QEMU
 #    x86_64 a 1G page always does; arm64's 64K pages do on some boots and
-#    not on others.  Fixed by fs/proc/0014-fs-proc-task_mmu-ask-about-PMD-
+#    not on others.  Fixed by fs/proc/0015-fs-proc-task_mmu-ask-about-PMD-
 #    table-sharing-only-for-PMD-sized-hugetlb.patch.  The sum of the two
 #    fields is still compared.
 # 2. The same bug in pagemap: stock can leave PM_MMAP_EXCLUSIVE (bit 56,
@@ -24,14 +24,28 @@
 # 3. The same bug in mbind(): stock leaves such a page mapped once where it
 #    is on MPOL_MF_MOVE, as if it were mapped twice (mpcheck's
 #    hugetlb-1G-private, and arm64's 64K ones on some boots).
-#    Fixed by mm/0020-mm-mempolicy-ask-about-PMD-table-sharing-only-for-
+#    Fixed by mm/0022-mm-mempolicy-ask-about-PMD-table-sharing-only-for-
 #    PMD-sized-hugetlb.patch.  The nodes of the numa_maps line after that
 #    call are masked; the calls after it (a move back to node 0, then
 #    MOVE_ALL) bring both kernels to the same state.
 #
+# 4. smaps Swap of a private writable mapping of shmem whose large folios
+#    are swapped out (pmcheck's shmem-64k-private and -private-half), and
+#    smaps_rollup's Swap, their sum.  Stock counts the whole of a large
+#    swap entry each time it asks shmem about a part of it: for each empty
+#    PTE (16 times a 64K folio), and all of one that the mapping begins or
+#    ends inside.  Fixed by mm/0014-mm-shmem-count-only-the-pages-of-a-
+#    large-swap-entry-in-range.patch.  Whether the field is 0 is still
+#    compared.  smaps_rollup's Swap is masked in every dump; expect.awk
+#    checks that it is the sum of the catalogue's smaps Swap, which holds
+#    as long as nothing outside the catalogue is swapped out.
+# The same fields in pmap -X's columns (pmcheck prints what pmap says of
+# the catalogue) are masked the same way.
+#
 # A mask hides what the patched kernel prints in those fields, so
 # expect.awk checks them there: what each field must be for a page mapped
-# once or twice, of every hugetlb size.
+# once or twice, of every hugetlb size, and the swap of each shmem-64k
+# mapping and the sum of all.
 
 function hugetlb_pair(prefix) {
 	if ($0 ~ "^" prefix "Shared_Hugetlb:") {
@@ -50,7 +64,32 @@ function hugetlb_pair(prefix) {
 /^smaps / { in_odd = ($2 ~ /hugetlb-(1G|64K)/) }
 /^[^ ]/ && !/^smaps / { in_odd = 0 }
 
+# pmap -X lines (pmcheck's dump_pmap()): the same fields, as columns.
+/^pmap header / {
+	for (i = 3; i <= NF; i++)
+		col[$i] = i < 6 ? i - 1 : i - 3
+}
+/^pmap [^ ]*hugetlb-(1G|64K)/ && col["Shared_Hugetlb"] {
+	$col["Private_Hugetlb"] += $col["Shared_Hugetlb"]
+	$col["Shared_Hugetlb"] = "-"
+	$0 = $0 " (masked, stock bug 1)"
+	masked++
+}
+/^pmap shmem-64k-private/ && col["Swap"] {
+	$col["Swap"] = $col["Swap"] ? "not-0" : "0"
+	$0 = $0 " (masked, stock bug 4)"
+	masked++
+}
+
+/^smaps / { in_swap = ($2 ~ /^shmem-64k-private/) }
+/^[^ ]/ && !/^smaps / { in_swap = 0 }
+
 in_odd && hugetlb_pair("  ") { masked++; next }
+(in_swap && /^  Swap:/) || /^rollup Swap:/ {
+	sub(/Swap: .*/, "Swap: " ($(NF - 1) ? "not 0" : "0") \
+			" (masked, stock bug 4)")
+	masked++
+}
 /^rollup / && hugetlb_pair("rollup ") { masked++; next }
 # Bit 0x2 is in the last hex digit of the flags ($4, "0x..."): clear it.
 /^pagemap [^ ]*hugetlb-(1G|64K)/ {
