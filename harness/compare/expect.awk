@@ -111,8 +111,9 @@ vma != "" && /^  [A-Za-z_]+: / {
 # pmap -X (a client of smaps): each column it shows of a VMA is what smaps
 # said of it in the same dump.
 /^pmap header / {
+	# Address, Perm, Offset, then (no Device, Inode) Size and on.
 	for (i = 3; i <= NF; i++)
-		col[$i] = i < 6 ? i - 1 : i - 3
+		col[$i] = i < 6 ? i - 1 : i > 7 ? i - 3 : 0
 	next
 }
 /^pmap: / { fail("pmap failed"); next }

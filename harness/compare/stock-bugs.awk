@@ -66,8 +66,9 @@ function hugetlb_pair(prefix) {
 
 # pmap -X lines (pmcheck's dump_pmap()): the same fields, as columns.
 /^pmap header / {
+	# Address, Perm, Offset, then (no Device, Inode) Size and on.
 	for (i = 3; i <= NF; i++)
-		col[$i] = i < 6 ? i - 1 : i - 3
+		col[$i] = i < 6 ? i - 1 : i > 7 ? i - 3 : 0
 }
 /^pmap [^ ]*hugetlb-(1G|64K)/ && col["Shared_Hugetlb"] {
 	$col["Private_Hugetlb"] += $col["Shared_Hugetlb"]
