@@ -377,7 +377,7 @@ LIST
 	# What the patched kernel must print in the fields masked above.
 	if ! awk -f "$CMP/expect.awk" "$LOGS/compare-patched-$ARCH.out" \
 		>"$LOGS/compare-$ARCH.expect" 2>&1; then
-		warn "$ARCH: the patched kernel's hugetlb sharing is wrong (build/logs/compare-$ARCH.expect):"
+		warn "$ARCH: the patched kernel's output fails expect.awk (build/logs/compare-$ARCH.expect):"
 		head -20 "$LOGS/compare-$ARCH.expect" >&2
 		ok=0
 	fi

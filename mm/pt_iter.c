@@ -1013,6 +1013,30 @@ void pt_iter_pause(struct pt_iter *it, unsigned long resume)
 }
 
 /**
+ * pt_iter_table_last - whether the walk leaves a PTE table after this entry
+ * @it: the iterator of a walk with %PT_ITER_HOLES that wants every type,
+ *	positioned on an entry.
+ *
+ * Such a walk reports every PTE of a table in its range, present or not,
+ * with the table's lock held from the first to the last; the step after
+ * the last drops the lock.  A loop body that changes PTEs flushes them from
+ * the TLB at the last entry of their table, under the lock.  (A walk that
+ * skips holes or types may leave a table after another entry.)
+ *
+ * Return: true if @it is a PTE entry or a hole of empty PTEs whose table
+ * the next step leaves; false for any other entry.
+ */
+bool pt_iter_table_last(const struct pt_iter *it)
+{
+	unsigned int want = it->_flags & PT_ITER_WANT_ALL;
+
+	VM_WARN_ON_ONCE(!(it->_flags & PT_ITER_HOLES) ||
+			(want && want != PT_ITER_WANT_ALL));
+	return it->level == PT_ITER_PTE && it->ptl &&
+	       it->end == it->_table_end;
+}
+
+/**
  * pt_iter_attrs - the attributes of the current entry
  * @it: the iterator, positioned on an entry.
  *

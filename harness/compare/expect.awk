@@ -28,6 +28,14 @@
 #   breaks the first).
 # - dmcheck: DAMON finds the regions written all the time accessed and
 #   those written once not, small pages, THP and hugetlb of every size.
+# - pmcheck's page-idle: folios marked idle through the bitmap are young
+#   while most of their PTEs (the THP's PMD) are old: the bitmap says which
+#   stayed idle (two of the four mTHPs, the THP; it answers for a large
+#   folio's first page only), smaps counts every page as Referenced in
+#   the catalogue and after fork, none once clear_refs 1 cleared the folios'
+#   young flags.
+# - pmcheck's rollup-race: smaps_rollup read while a writer waits for the
+#   mmap lock is what it is of the quiet process.
 # - pmap -X: each column it shows of a VMA of the catalogue is what smaps
 #   said of it in the same dump.
 # - mfcheck: each of its five SIGBUS of memory failure's page table walk
@@ -129,6 +137,29 @@ vma != "" && /^  [A-Za-z_]+: / {
 }
 /^pmap / { fail("pmap shows a VMA that smaps did not") }
 
+/^page-idle-/ {
+	want = $1 == "page-idle-64k:" ? "2 of 64" : "1 of 512"
+	if ($2 " " $3 " " $4 != want)
+		fail("not " want " pages idle")
+	idles++
+	checked++
+}
+# pmcheck's rollup-race: every smaps_rollup read while a writer contends
+# for the mmap lock says what the quiet process's says.
+/^rollup-race: / {
+	if ($0 !~ /^rollup-race: 0 of [0-9]+ reads unlike the quiet one$/)
+		fail("smaps_rollup under a contended mmap lock is not the quiet one")
+	races++
+	checked++
+}
+vma ~ /^page-idle-/ && /^  Referenced:/ {
+	want = dump ~ /^(catalogue|after fork)/ ? smaps[start, "Rss"] : 0
+	if ($2 != want || !smaps[start, "Rss"])
+		fail(vma ": not " want " kB Referenced")
+	idle_smaps++
+	checked++
+}
+
 vma != "" && /^  (Shared|Private)_Hugetlb:/ {
 	field = substr($1, 1, length($1) - 1)
 	sum[field] += $2
@@ -178,7 +209,11 @@ END {
 		fail("no pmap line")
 	if (!shmem_swaps)
 		fail("no shmem-64k mapping")
-	printf "expect.awk: %d hugetlb, swap, DAMON and memory failure fields and %d pmap lines checked, %d wrong\n",
+	if (races != 1)
+		fail(races " rollup-race lines, not 1")
+	if (idles != 2 || idle_smaps < 2)
+		fail(idles " page-idle bitmap lines, " idle_smaps " smaps")
+	printf "expect.awk: %d hugetlb, swap, idle, rollup, DAMON and memory failure fields and %d pmap lines checked, %d wrong\n",
 	       checked, pmaps, failed
 	exit failed != 0
 }

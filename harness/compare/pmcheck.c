@@ -11,7 +11,8 @@
  * table a child shares, hwpoison entries, private and shared file
  * mappings, hugetlb of every size the kernel offers, private and shared, CoW after fork, pages
  * swapped out to zram, soft-dirty after each clear_refs value, uffd-wp,
- * mlock, KSM, memory bound to the second NUMA node, PROT_NONE) and prints
+ * mlock, KSM, memory bound to the second NUMA node, PROT_NONE, folios
+ * marked idle and so young while their PTEs are old) and prints
  * what /proc says about each: its smaps block, its numa_maps line, its
  * pagemap entries (read whole, at odd offsets and lengths, and without
  * CAP_SYS_ADMIN) and PAGEMAP_SCAN answers, then smaps_rollup, and what
@@ -35,6 +36,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <linux/capability.h>
@@ -67,7 +70,7 @@ struct region {
 	unsigned long len;
 };
 
-static struct region regions[64];
+static struct region regions[128];
 static int nr_regions;
 static unsigned long next_slot = BASE;
 
@@ -80,6 +83,10 @@ static char *map_at(const char *label, unsigned long addr, unsigned long len,
 	void *p;
 
 	next_slot = ((addr + len + GB - 1) & ~(GB - 1)) + GB;
+	if (nr_regions == ARRAY_SIZE(regions)) {
+		note("%s: more than %zu regions", label, ARRAY_SIZE(regions));
+		return NULL;
+	}
 	p = mmap((void *)addr, len, prot, flags | MAP_FIXED_NOREPLACE, fd, off);
 	if (p == MAP_FAILED) {
 		note("%s: mmap: %s", label, strerror(errno));
@@ -987,6 +994,80 @@ static void pages(char *p, unsigned long first, unsigned long n, int val)
 }
 
 /*
+ * Idle page tracking (/sys/kernel/mm/page_idle/bitmap, one bit per pfn):
+ * mark the folios of each page of @p idle (@mark), or count those still
+ * idle.  Either makes the young PTEs and PMDs of a folio old and marks the
+ * folio young instead (folio_set_young()): smaps counts such a folio as
+ * Referenced, clear_refs clears it.  The number of pages still idle, or -1.
+ */
+static long page_idle(const char *label, char *p, unsigned long len, int mark)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY);
+	int fd = open("/sys/kernel/mm/page_idle/bitmap", O_RDWR);
+	unsigned long i;
+	uint64_t e, bits;
+	long idle = 0;
+
+	for (i = 0; p && pm >= 0 && fd >= 0 && i < len; i += PAGE) {
+		if (pm_read(pm, &e, ((unsigned long)p + i) / PAGE, 1) != 1 ||
+		    !(e & PM_PRESENT) || !PM_PFN(e))
+			break;
+		bits = 1ULL << (PM_PFN(e) % 64);
+		if (mark ? pwrite(fd, &bits, 8, PM_PFN(e) / 64 * 8) != 8 :
+			   pread(fd, &e, 8, PM_PFN(e) / 64 * 8) != 8)
+			break;
+		idle += !mark && (e & bits);
+	}
+	if (!p || pm < 0 || fd < 0 || i < len) {
+		note("%s: page_idle: %s", label,
+		     p ? strerror(errno) : "no mapping");
+		idle = -1;
+	}
+	if (pm >= 0)
+		close(pm);
+	if (fd >= 0)
+		close(fd);
+	return idle;
+}
+
+/*
+ * Folios that are young while their PTEs or PMD are old: four 64K mTHPs and
+ * a THP mapped by a PMD, all written, then marked idle, and a few pages of
+ * two of the mTHPs read again before and after the bitmap is read.  Every
+ * folio is young; only the pages read again have young PTEs.  The bitmap
+ * answers for the first page of a large folio only (and for a folio on an
+ * LRU list only, which a small page may not be yet: none here).
+ */
+static void page_idle_layout(void)
+{
+	static const struct {
+		const char *label;
+		unsigned long len, first[2], n[2];
+	} l[] = {
+		{ "page-idle-64k", 256 * KB, { 3, 20 }, { 2, 1 } },
+		{ "page-idle-thp", 2 * MB, { 0, 0 }, { 0, 0 } },
+	};
+	char *p[ARRAY_SIZE(l)];
+	unsigned long i, j;
+
+	p[0] = anon_64k(l[0].label, l[0].len, 27);
+	p[1] = anon(l[1].label, l[1].len, MADV_HUGEPAGE);
+	if (p[1])
+		touch(p[1], l[1].len, PAGE, 27);
+	for (i = 0; i < ARRAY_SIZE(l); i++) {
+		if (page_idle(l[i].label, p[i], l[i].len, 1) < 0)
+			continue;
+		for (j = 0; j < 2; j++)
+			pages(p[i], l[i].first[j], l[i].n[j], 0);
+		printf("%s: %ld of %lu pages idle\n", l[i].label,
+		       page_idle(l[i].label, p[i], l[i].len, 0),
+		       l[i].len / PAGE);
+		for (j = 0; j < 2; j++)
+			pages(p[i], l[i].first[j], l[i].n[j], 0);
+	}
+}
+
+/*
  * A shmem THP mapped twice: by a PMD, and by PTEs at an address that is not
  * a multiple of 2M.
  */
@@ -1699,6 +1780,154 @@ static void scan_wp(void)
 	dump("after PAGEMAP_SCAN write-protect");
 }
 
+/*
+ * smaps_rollup drops the mmap lock where a writer waits for it (it checks
+ * after every other VMA), then goes on from the end of the last VMA it
+ * read: from the middle of a VMA, if that one was merged with the next
+ * meanwhile.  A thread changes the protection of the upper half of
+ * "rollup-race" back and forth (two VMAs, then one) while smaps_rollup is
+ * read again and again, and, to move the lower half's place among the
+ * VMAs, that of the second page of "rollup-race-pair" before it: every
+ * read must say what it says of the quiet process.
+ */
+#define RACE_LEN	(2 * MB)
+#define RACE_READS	48
+
+static int race_go[2], race_done[2];
+static volatile int race_stop;
+static char *race_half[2];
+static unsigned long race_len[2];
+
+/*
+ * The writer: per byte read from race_go, until race_stop, turns write
+ * access off or on for one of the two halves, as a pseudo-random sequence
+ * seeded by the clock picks (a fixed sequence fell in step with the
+ * rollup's drops of the lock: its lower half was read whole, or its upper
+ * half split again, every time); then on for both, and it says how many
+ * changes it made.
+ */
+static void *race_writer(void *arg)
+{
+	int prot[2] = { PROT_READ | PROT_WRITE, PROT_READ | PROT_WRITE };
+	struct timespec ts;
+	unsigned long n = 0;
+	uint32_t x;
+	char c;
+	int i;
+
+	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	x = ts.tv_nsec | 1;
+	while (read(race_go[0], &c, 1) == 1 && c == 'r') {
+		for (n = 0; !race_stop; n++) {
+			/* xorshift32: the rollup's steps must not fall in step. */
+			x ^= x << 13;
+			x ^= x >> 17;
+			x ^= x << 5;
+			i = x >> 31;
+			prot[i] ^= PROT_WRITE;
+			if (mprotect(race_half[i], race_len[i], prot[i]))
+				break;
+		}
+		for (i = 0; i < 2; i++) {
+			prot[i] = PROT_READ | PROT_WRITE;
+			if (mprotect(race_half[i], race_len[i], prot[i]))
+				n = 0;
+		}
+		if (write(race_done[1], &n, sizeof(n)) != sizeof(n))
+			break;
+	}
+	return NULL;
+}
+
+static ssize_t read_rollup(char *buf, size_t size)
+{
+	int fd = open("/proc/self/smaps_rollup", O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[n < 0 ? 0 : n] = 0;
+	return n;
+}
+
+/*
+ * One round: a quiet read, RACE_READS with the writer running, one quiet
+ * again.  The number of reads unlike the first, or -1; the first unlike
+ * it copied to @bad.
+ */
+static int race_round(char bad[4096])
+{
+	static char quiet[4096], again[4096], reads[RACE_READS][4096];
+	unsigned long n = 0;
+	int i, unlike = 0;
+
+	if (read_rollup(quiet, sizeof(quiet)) <= 0)
+		return -1;
+	race_stop = 0;
+	if (write(race_go[1], "r", 1) != 1)
+		return -1;
+	for (i = 0; i < RACE_READS; i++)
+		read_rollup(reads[i], sizeof(reads[i]));
+	race_stop = 1;
+	if (read(race_done[0], &n, sizeof(n)) != sizeof(n) || !n ||
+	    read_rollup(again, sizeof(again)) <= 0)
+		return -1;
+	bad[0] = 0;
+	for (i = 0; i < RACE_READS; i++) {
+		if (strcmp(reads[i], quiet) && !unlike++)
+			strcpy(bad, reads[i]);
+	}
+	if (strcmp(again, quiet) && !unlike++)
+		strcpy(bad, again);
+	return unlike;
+}
+
+static void rollup_race(void)
+{
+	char *pair = anon("rollup-race-pair", 2 * PAGE, MADV_NOHUGEPAGE);
+	char *p = anon("rollup-race", RACE_LEN, MADV_NOHUGEPAGE);
+	static char bad[4096];
+	cpu_set_t cpu1;
+	pthread_t t;
+	int unlike;
+
+	if (!pair || !p)
+		return;
+	touch(pair, 2 * PAGE, PAGE, 28);
+	touch(p, RACE_LEN, PAGE, 28);
+	race_half[0] = pair + PAGE;
+	race_len[0] = PAGE;
+	race_half[1] = p + RACE_LEN / 2;
+	race_len[1] = RACE_LEN / 2;
+	if (pipe(race_go) || pipe(race_done) ||
+	    pthread_create(&t, NULL, race_writer, NULL)) {
+		note("rollup-race: %s", strerror(errno));
+		return;
+	}
+	/*
+	 * pmcheck runs on CPU 0 (see init.c); the writer on CPU 1, so that
+	 * it waits for the mmap lock while a read of smaps_rollup holds it.
+	 */
+	CPU_ZERO(&cpu1);
+	CPU_SET(1, &cpu1);
+	if (pthread_setaffinity_np(t, sizeof(cpu1), &cpu1))
+		note("rollup-race: no CPU 1 for the writer");
+	/* The first round runs every piece of code once: pages made young. */
+	race_round(bad);
+	unlike = race_round(bad);
+	if (write(race_go[1], "q", 1) != 1 || pthread_join(t, NULL))
+		note("rollup-race: the writer did not stop");
+	if (unlike < 0) {
+		note("rollup-race: the writer did not run");
+		return;
+	}
+	printf("rollup-race: %d of %d reads unlike the quiet one\n", unlike,
+	       RACE_READS + 1);
+	if (unlike)
+		printf("rollup-race: first unlike:\n%s", bad);
+}
+
 int main(int argc, char **argv)
 {
 	char *small, *zero, *hzero, *thp, *split, *mthp, *shm, *fpriv, *fshared;
@@ -1938,6 +2167,8 @@ int main(int argc, char **argv)
 	hwpoison("thp-hwpoison", anon("thp-hwpoison", 2 * MB, MADV_HUGEPAGE),
 		 2 * MB, 100);
 
+	page_idle_layout();
+
 	sd = anon("soft-dirty", 256 * KB, MADV_NOHUGEPAGE);
 	cow = anon("cow", 256 * KB, MADV_NOHUGEPAGE);
 	if (cow)
@@ -2009,6 +2240,7 @@ int main(int argc, char **argv)
 	}
 
 	scan_wp();
+	rollup_race();
 
 	printf("PMCHECK: END\n");
 	fflush(stdout);

@@ -24,7 +24,7 @@
 # 3. The same bug in mbind(): stock leaves such a page mapped once where it
 #    is on MPOL_MF_MOVE, as if it were mapped twice (mpcheck's
 #    hugetlb-1G-private, and arm64's 64K ones on some boots).
-#    Fixed by mm/0022-mm-mempolicy-ask-about-PMD-table-sharing-only-for-
+#    Fixed by mm/0025-mm-mempolicy-ask-about-PMD-table-sharing-only-for-
 #    PMD-sized-hugetlb.patch.  The nodes of the numa_maps line after that
 #    call are masked; the calls after it (a move back to node 0, then
 #    MOVE_ALL) bring both kernels to the same state.

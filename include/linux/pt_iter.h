@@ -180,6 +180,7 @@ void __pt_iter_start(struct pt_iter *it, struct vm_area_struct *vma,
 void pt_iter_end(struct pt_iter *it);
 void pt_iter_pause(struct pt_iter *it, unsigned long resume);
 unsigned int pt_iter_attrs(const struct pt_iter *it);
+bool pt_iter_table_last(const struct pt_iter *it);
 bool __pt_iter_find(struct pt_iter *it);
 unsigned int __pt_iter_pte_batch(struct pt_iter *it);
 

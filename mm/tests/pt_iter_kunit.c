@@ -105,6 +105,7 @@ struct pt_rec {
 	bool batch_right;	/* every PTE of a batch alike and consecutive */
 	bool walk_lock_held;	/* the hugetlb VMA lock is held */
 	bool folio_right;	/* page_folio(page) == folio */
+	bool table_last;	/* pt_iter_table_last(), in a walk of all */
 	long page_idx;		/* folio_page_idx(folio, page) */
 	long folio_nr;		/* folio_nr_pages(folio) */
 };
@@ -318,6 +319,14 @@ static void pt_record_table(struct pt_walk *w, const struct pt_iter *it,
 	}
 }
 
+/* Whether a walk with @flags reports every entry: holes and every type. */
+static bool pt_test_every_entry(unsigned int flags)
+{
+	unsigned int want = flags & PT_ITER_WANT_ALL;
+
+	return (flags & PT_ITER_HOLES) && (!want || want == PT_ITER_WANT_ALL);
+}
+
 /* Called in the loop body: copy the entry, check what needs its lock. */
 static void pt_record(struct pt_walk *w, const struct pt_iter *it)
 {
@@ -344,6 +353,8 @@ static void pt_record(struct pt_walk *w, const struct pt_iter *it)
 		.depth = pt_test_lock_depth(),
 		.walk_lock_held = pt_test_walk_lock_held(w->vma),
 		.page_idx = -1,
+		.table_last = pt_test_every_entry(w->flags) &&
+			      pt_iter_table_last(it),
 	};
 	if (it->page && it->folio) {
 		r->folio_right = page_folio(it->page) == it->folio;
@@ -462,6 +473,17 @@ static bool pt_walk_check(struct kunit *test, const struct pt_walk *w)
 
 		if (w->walk_extra)
 			PT_CHECK(r->walk_lock_held, "hugetlb VMA lock not held");
+		/*
+		 * Where every entry is reported, the last one of a PTE table
+		 * in the walk (it ends where the table or the walk ends) says
+		 * so, and no other entry does.
+		 */
+		if (pt_test_every_entry(w->flags))
+			PT_CHECK(r->table_last ==
+				 (!w->hugetlb && r->level == PT_ITER_PTE &&
+				  r->ptl && (r->end == w->end ||
+					     !(r->end & ~PMD_MASK))),
+				 "pt_iter_table_last() %d", r->table_last);
 
 		if (r->type == PT_ITER_NONE) {
 			PT_CHECK(holes, "hole without PT_ITER_HOLES");
