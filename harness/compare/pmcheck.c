@@ -1781,17 +1781,27 @@ static void scan_wp(void)
 }
 
 /*
- * smaps_rollup drops the mmap lock where a writer waits for it (it checks
- * after every other VMA), then goes on from the end of the last VMA it
- * read: from the middle of a VMA, if that one was merged with the next
- * meanwhile.  A thread changes the protection of the upper half of
- * "rollup-race" back and forth (two VMAs, then one) while smaps_rollup is
- * read again and again, and, to move the lower half's place among the
- * VMAs, that of the second page of "rollup-race-pair" before it: every
- * read must say what it says of the quiet process.
+ * smaps_rollup drops the mmap lock where a writer waits for it, then goes
+ * on from the end of the last VMA it read: from the middle of a VMA, if
+ * that one was merged with the next meanwhile.  A thread changes the
+ * protection of the upper half of "rollup-race" back and forth (two VMAs,
+ * then one) while smaps_rollup is read again and again: every read must
+ * say what it says of the quiet process.
+ *
+ * What makes the writer's change fall between the two halves: the rollup
+ * looks for a waiting writer after every other VMA (not after the one it
+ * reads right after a drop), and a drop lets the writer in only once it
+ * has waited a jiffy (until then, the reader takes the lock back first).
+ * So a long walk ("rollup-race-long", 256M of small pages) lets the wait
+ * run out, the drop after it or after the next VMA tells the writer so,
+ * and the drop after the VMA after that lets it in.  The writer also
+ * splits and merges "rollup-race-pair" between the two, which moves the
+ * lower half to that place whichever of the long walk and the pair is
+ * looked after.
  */
 #define RACE_LEN	(2 * MB)
-#define RACE_READS	48
+#define RACE_LONG	(256 * MB)
+#define RACE_READS	96
 
 static int race_go[2], race_done[2];
 static volatile int race_stop;
@@ -1800,11 +1810,9 @@ static unsigned long race_len[2];
 
 /*
  * The writer: per byte read from race_go, until race_stop, turns write
- * access off or on for one of the two halves, as a pseudo-random sequence
- * seeded by the clock picks (a fixed sequence fell in step with the
- * rollup's drops of the lock: its lower half was read whole, or its upper
- * half split again, every time); then on for both, and it says how many
- * changes it made.
+ * access off or on for the upper half of the pair or of rollup-race, as
+ * a pseudo-random sequence seeded by the clock picks; then on for both,
+ * and it says how many changes it made.
  */
 static void *race_writer(void *arg)
 {
@@ -1885,6 +1893,7 @@ static int race_round(char bad[4096])
 
 static void rollup_race(void)
 {
+	char *l = anon("rollup-race-long", RACE_LONG, MADV_NOHUGEPAGE);
 	char *pair = anon("rollup-race-pair", 2 * PAGE, MADV_NOHUGEPAGE);
 	char *p = anon("rollup-race", RACE_LEN, MADV_NOHUGEPAGE);
 	static char bad[4096];
@@ -1892,8 +1901,9 @@ static void rollup_race(void)
 	pthread_t t;
 	int unlike;
 
-	if (!pair || !p)
+	if (!l || !pair || !p)
 		return;
+	touch(l, RACE_LONG, PAGE, 28);
 	touch(pair, 2 * PAGE, PAGE, 28);
 	touch(p, RACE_LEN, PAGE, 28);
 	race_half[0] = pair + PAGE;
