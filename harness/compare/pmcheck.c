@@ -1000,7 +1000,7 @@ static void pages(char *p, unsigned long first, unsigned long n, int val)
  * folio young instead (folio_set_young()): smaps counts such a folio as
  * Referenced, clear_refs clears it.  The number of pages still idle, or -1.
  */
-static long page_idle(const char *label, char *p, unsigned long len, int mark)
+static long idle_bitmap(const char *label, char *p, unsigned long len, int mark)
 {
 	int pm = open("/proc/self/pagemap", O_RDONLY);
 	int fd = open("/sys/kernel/mm/page_idle/bitmap", O_RDWR);
@@ -1019,7 +1019,7 @@ static long page_idle(const char *label, char *p, unsigned long len, int mark)
 		idle += !mark && (e & bits);
 	}
 	if (!p || pm < 0 || fd < 0 || i < len) {
-		note("%s: page_idle: %s", label,
+		note("%s: idle bitmap: %s", label,
 		     p ? strerror(errno) : "no mapping");
 		idle = -1;
 	}
@@ -1055,12 +1055,12 @@ static void page_idle_layout(void)
 	if (p[1])
 		touch(p[1], l[1].len, PAGE, 27);
 	for (i = 0; i < ARRAY_SIZE(l); i++) {
-		if (page_idle(l[i].label, p[i], l[i].len, 1) < 0)
+		if (idle_bitmap(l[i].label, p[i], l[i].len, 1) < 0)
 			continue;
 		for (j = 0; j < 2; j++)
 			pages(p[i], l[i].first[j], l[i].n[j], 0);
 		printf("%s: %ld of %lu pages idle\n", l[i].label,
-		       page_idle(l[i].label, p[i], l[i].len, 0),
+		       idle_bitmap(l[i].label, p[i], l[i].len, 0),
 		       l[i].len / PAGE);
 		for (j = 0; j < 2; j++)
 			pages(p[i], l[i].first[j], l[i].n[j], 0);
@@ -1804,7 +1804,7 @@ static void scan_wp(void)
 #define RACE_READS	96
 
 static int race_go[2], race_done[2];
-static volatile int race_stop;
+static int race_stop;		/* __atomic: the two threads share it */
 static char *race_half[2];
 static unsigned long race_len[2];
 
@@ -1827,7 +1827,7 @@ static void *race_writer(void *arg)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	x = ts.tv_nsec | 1;
 	while (read(race_go[0], &c, 1) == 1 && c == 'r') {
-		for (n = 0; !race_stop; n++) {
+		for (n = 0; !__atomic_load_n(&race_stop, __ATOMIC_RELAXED); n++) {
 			/* xorshift32: the rollup's steps must not fall in step. */
 			x ^= x << 13;
 			x ^= x >> 17;
@@ -1872,22 +1872,22 @@ static int race_round(char bad[4096])
 
 	if (read_rollup(quiet, sizeof(quiet)) <= 0)
 		return -1;
-	race_stop = 0;
+	__atomic_store_n(&race_stop, 0, __ATOMIC_RELAXED);
 	if (write(race_go[1], "r", 1) != 1)
 		return -1;
 	for (i = 0; i < RACE_READS; i++)
 		read_rollup(reads[i], sizeof(reads[i]));
-	race_stop = 1;
+	__atomic_store_n(&race_stop, 1, __ATOMIC_RELAXED);
 	if (read(race_done[0], &n, sizeof(n)) != sizeof(n) || !n ||
 	    read_rollup(again, sizeof(again)) <= 0)
 		return -1;
 	bad[0] = 0;
 	for (i = 0; i < RACE_READS; i++) {
 		if (strcmp(reads[i], quiet) && !unlike++)
-			strcpy(bad, reads[i]);
+			memcpy(bad, reads[i], sizeof(reads[i]));
 	}
 	if (strcmp(again, quiet) && !unlike++)
-		strcpy(bad, again);
+		memcpy(bad, again, sizeof(again));
 	return unlike;
 }
 
