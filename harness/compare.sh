@@ -113,10 +113,15 @@ build_selftests() {
 # Debian's programs that the guest runs as clients of what the series
 # changes, for $ARCH, with the shared libraries they load, into
 # $WORK/clients/ (the programs) and $WORK/clients/lib/: vmtouch (mincore(),
-# for mccheck) and procps' pmap (smaps, for pmcheck).  The arm64 packages
-# come through dpkg's multiarch (the foreign architecture is added once).
+# for mccheck), procps' pmap (smaps, for pmcheck) and criu (clear_refs,
+# pagemap and /proc/PID/map_files, for crcheck).  The arm64 packages come
+# through dpkg's multiarch (the foreign architecture is added once).
 CLIENT_PKGS=(vmtouch procps libproc2-0 libsystemd0 libcap2 libgcrypt20
-	     libgpg-error0 liblzma5 libzstd1 liblz4-1)
+	     libgpg-error0 liblzma5 libzstd1 liblz4-1
+	     criu libbsd0 libmd0 libgnutls30 libnet1 libnftables1 libnl-3-200
+	     libprotobuf-c1 libp11-kit0 libffi8 libidn2-0 libunistring2
+	     libtasn1-6 libnettle8 libhogweed6 libgmp10 libmnl0 libnftnl11
+	     libxtables12 libjansson4)
 fetch_clients() {
 	local debarch=${DEB_ARCH[$ARCH]} dir=$OUT/debs pkg debs missing=()
 	local root=$WORK/clients/root triplet libdir lib
@@ -142,7 +147,8 @@ fetch_clients() {
 		dpkg-deb -x "$(printf '%s\n' "$dir/${pkg}_"*"_$debarch.deb" |
 			       sort -V | tail -1)" "$root"
 	done
-	cp "$root/usr/bin/vmtouch" "$root/usr/bin/pmap" "$WORK/clients/"
+	cp "$root/usr/bin/vmtouch" "$root/usr/bin/pmap" "$root/usr/sbin/criu" \
+		"$WORK/clients/"
 	case $ARCH in
 	x86_64) triplet=x86_64-linux-gnu libdir=/lib/x86_64-linux-gnu ;;
 	arm64) triplet=aarch64-linux-gnu libdir=/usr/aarch64-linux-gnu/lib ;;
@@ -261,6 +267,7 @@ for ARCH in $ARCHS; do
 	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/mccheck" "$CMP/mccheck.c"
 	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/dmcheck" "$CMP/dmcheck.c"
 	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/mfcheck" "$CMP/mfcheck.c"
+	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/crcheck" "$CMP/crcheck.c"
 	fetch_clients
 	rm -rf "$WORK/st"
 	[[ ${BENCH:-0} != 0 || ${SELFTESTS:-1} == 0 ]] || build_selftests
@@ -273,6 +280,8 @@ file /bin/mpcheck $WORK/mpcheck 0755 0 0
 file /bin/mccheck $WORK/mccheck 0755 0 0
 file /bin/dmcheck $WORK/dmcheck 0755 0 0
 file /bin/mfcheck $WORK/mfcheck 0755 0 0
+file /bin/crcheck $WORK/crcheck 0755 0 0
+file /bin/criu $WORK/clients/criu 0755 0 0
 file /bin/vmtouch $WORK/clients/vmtouch 0755 0 0
 file /bin/pmap $WORK/clients/pmap 0755 0 0
 file $LD_SO $WORK/clients/ld.so 0755 0 0
@@ -320,10 +329,11 @@ LIST
 					/^MPCHECK: BEGIN$/,/^MPCHECK: END$/p
 					/^MCCHECK: BEGIN$/,/^MCCHECK: END$/p
 					/^DMCHECK: BEGIN$/,/^DMCHECK: END$/p
+					/^CRCHECK: BEGIN$/,/^CRCHECK: END$/p
 					/^MFCHECK: BEGIN$/,/^MFCHECK: END$/p' \
 					"$log" >"$LOGS/compare-$side-$ARCH.out"
 				step "$ARCH: $side guest ran for $((SECONDS - t0))s: $(wc -l <"$LOGS/compare-$side-$ARCH.out") lines, $(selftest_results "$log" | grep -c ': exit \|: signal \|: lost') selftests"
-				for check in PMCHECK MPCHECK MFCHECK; do
+				for check in PMCHECK MPCHECK CRCHECK MFCHECK; do
 					[[ $check == PMCHECK || ${BENCH:-0} == 0 ]] ||
 						continue
 					grep -q "^$check: END" "$log" && continue
@@ -375,7 +385,8 @@ LIST
 			>"$LOGS/compare-$side-$ARCH.masked" 2>/dev/null
 	done
 	# What the patched kernel must print in the fields masked above.
-	if ! awk -f "$CMP/expect.awk" "$LOGS/compare-patched-$ARCH.out" \
+	if ! awk -v arch="$ARCH" -f "$CMP/expect.awk" \
+		"$LOGS/compare-patched-$ARCH.out" \
 		>"$LOGS/compare-$ARCH.expect" 2>&1; then
 		warn "$ARCH: the patched kernel's output fails expect.awk (build/logs/compare-$ARCH.expect):"
 		head -20 "$LOGS/compare-$ARCH.expect" >&2

@@ -40,6 +40,12 @@
 #   said of it in the same dump.
 # - mfcheck: each of its five SIGBUS of memory failure's page table walk
 #   names the address the poisoned page is mapped at, as a base page.
+# - crcheck: CRIU restores the process it checkpointed with every page as
+#   the process last wrote it (small pages, mTHPs, THPs), and with at
+#   least as many writes as it had made before the dump (not an older,
+#   consistent state), the restored process exits 0, and no CRIU step
+#   failed; on x86_64 (soft-dirty tracking: the awk variable arch) after
+#   two pre-dumps.
 # The checks hold for every hugetlb size, those of the masks (1G, arm64's
 # 64K) included; run on stock's output, they fail where stock's bug shows.
 
@@ -102,6 +108,21 @@ dump ~ /^hugetlb-/ && /^  numa_maps / && call ~ /bind:1, (STRICT\|)?MOVE(_ALL)?\
 	walks++
 	checked++
 }
+
+# crcheck: CRIU's checkpoint and restore lose no write.
+/^CRCHECK: BEGIN$/ { dump = "crcheck" }
+/^CRCHECK: END$/ { dump = "" }
+dump == "crcheck" && /^! / { fail("a CRIU step failed") }
+dump == "crcheck" && /^(small|mthp|thp): [0-9]+ pages differ$/ {
+	if ($2 != 0)
+		fail("the restored process found pages it had not written")
+	cr_regions++
+	checked++
+}
+dump == "crcheck" && /^restored victim exited with status 0$/ { cr_exits++ }
+dump == "crcheck" && /^restored victim kept its writes$/ { cr_kept++ }
+dump == "crcheck" && /^soft-dirty tracking: no$/ { cr_predumps-- }
+dump == "crcheck" && /^criu pre-dump [12]: done$/ { cr_predumps++ }
 
 /^[^ ]/ { vma = "" }
 /^smaps / {
@@ -213,7 +234,14 @@ END {
 		fail(races " rollup-race lines, not 1")
 	if (idles != 2 || idle_smaps < 2)
 		fail(idles " page-idle bitmap lines, " idle_smaps " smaps")
-	printf "expect.awk: %d hugetlb, swap, idle, rollup, DAMON and memory failure fields and %d pmap lines checked, %d wrong\n",
+	# x86_64's kernels have soft-dirty tracking: two pre-dumps there.
+	dump = "crcheck"
+	if (cr_regions != 3 || cr_exits != 1 || cr_kept != 1 ||
+	    cr_predumps != (arch == "x86_64" ? 2 : -1))
+		fail(cr_regions + 0 " regions checked, " cr_exits + 0 \
+		     " exits, " cr_kept + 0 " kept, " cr_predumps + 0 \
+		     " pre-dumps")
+	printf "expect.awk: %d hugetlb, swap, idle, rollup, DAMON, CRIU and memory failure fields and %d pmap lines checked, %d wrong\n",
 	       checked, pmaps, failed
 	exit failed != 0
 }

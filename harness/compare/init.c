@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /init of the `make compare` guest: mount proc, sysfs, devtmpfs and
- * tmpfs on /tmp and /dev/shm, make a 64M zram device the swap, copy the results of the
- * KUnit tests that ran at boot from the kernel log to the console, run
- * /bin/pmcheck, /bin/mpcheck, /bin/mccheck, /bin/dmcheck, the selftests
- * of /bin/st/list and /bin/mfcheck, then power the machine off (or, on x86
- * without ACPI, reset it: QEMU runs with -no-reboot and exits).
+ * tmpfs on /tmp and /dev/shm, make a 64M zram device the swap, copy the
+ * results of the KUnit tests that ran at boot from the kernel log to the
+ * console, run /bin/pmcheck, /bin/mpcheck, /bin/mccheck, /bin/dmcheck,
+ * /bin/crcheck, the selftests of /bin/st/list and /bin/mfcheck, then power
+ * the machine off (or, on x86 without ACPI, reset it: QEMU runs with
+ * -no-reboot and exits).
  *
  * Kernel command line: "pmcheck=bench" runs pmcheck's bench mode and none
  * of the other checks nor a selftest; "pmcheck=none" leaves pmcheck,
- * mpcheck, mccheck, dmcheck and mfcheck out; "selftests=NAME" runs the list
- * /bin/st/list-NAME instead of /bin/st/list.
+ * mpcheck, mccheck, dmcheck, crcheck and mfcheck out; "selftests=NAME"
+ * runs the list /bin/st/list-NAME instead of /bin/st/list.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -187,6 +188,7 @@ int main(void)
 	static char *const mpcheck[] = { "/bin/mpcheck", NULL };
 	static char *const mccheck[] = { "/bin/mccheck", NULL };
 	static char *const dmcheck[] = { "/bin/dmcheck", NULL };
+	static char *const crcheck[] = { "/bin/crcheck", NULL };
 	static char *const mfcheck[] = { "/bin/mfcheck", NULL };
 	static char *const envp[] = { "PATH=/bin", NULL };
 	char *const *argv = check;
@@ -238,6 +240,7 @@ int main(void)
 			run_check(mpcheck, envp);
 			run_check(mccheck, envp);
 			run_check(dmcheck, envp);
+			run_check(crcheck, envp);
 		}
 	}
 	if (argv == check)

@@ -4678,6 +4678,21 @@ static void pt_ref_hugetlb(struct kunit *test, unsigned int shift)
 }
 #endif
 
+/*
+ * A user address that is a multiple of P4D_SIZE (512G with 4K pages, 1G
+ * where the P4D and PUD levels are folded into the PGD), with room for
+ * two PUDs above it: 64T where the address space has it, else the highest
+ * such multiple below half of TASK_SIZE; 0 if there is none.
+ */
+static unsigned long pt_test_p4d_boundary(void)
+{
+	u64 b = 1ULL << 46;
+
+	if (b + 2 * PUD_SIZE > TASK_SIZE)
+		b = ALIGN_DOWN((u64)TASK_SIZE / 2, P4D_SIZE);
+	return !b || b + 2 * PUD_SIZE > TASK_SIZE ? 0 : (unsigned long)b;
+}
+
 #ifdef CONFIG_HUGETLB_PAGE
 /*
  * Present hugetlb pages of PMD level on both sides of a PUD boundary: the
@@ -4686,15 +4701,15 @@ static void pt_ref_hugetlb(struct kunit *test, unsigned int shift)
  */
 static void pt_ref_hugetlb_pud_edge(struct kunit *test, unsigned int shift)
 {
-	const u64 b64 = (1ULL << 46) + PUD_SIZE;	/* 64T + a PUD */
-	unsigned long sz = 1UL << shift, b = (unsigned long)b64, a, i;
+	unsigned long sz = 1UL << shift, b = pt_test_p4d_boundary(), a, i;
 	struct pt_ref *ref;
 
 	if (sz < PMD_SIZE || sz >= PUD_SIZE)
 		kunit_skip(test, "%luK hugetlb pages are not PMD leaves",
 			   sz >> 10);
-	if (b64 + 2 * sz > TASK_SIZE)
-		kunit_skip(test, "no user address at %#llx", b64);
+	if (!b)
+		kunit_skip(test, "no P4D boundary below %#lx", TASK_SIZE);
+	b += PUD_SIZE;
 	a = pt_test_hugetlb_map(test, shift, 4, 4, b - 2 * sz,
 				MAP_FIXED_NOREPLACE);
 	KUNIT_ASSERT_EQ(test, a, b - 2 * sz);
@@ -4708,19 +4723,19 @@ static void pt_ref_hugetlb_pud_edge(struct kunit *test, unsigned int shift)
 #endif
 
 /*
- * A walk across a 512G boundary (with 4K pages: a PGD entry with 4-level
- * page tables, a P4D entry with 5 levels; a P4D hole either way, see
- * pt_ref_hole()): first with nothing mapped above it, so that the walk
- * meets a missing top-level entry, then with pages on both sides.
+ * A walk across a P4D boundary (with 4K pages: 512G, a PGD entry with
+ * 4-level page tables, a P4D entry with 5 levels, a P4D hole either way;
+ * with 3 levels a 1G PGD entry, a PUD hole: see pt_ref_hole()): first
+ * with nothing mapped above it, so that the walk meets a missing entry of
+ * the top level, then with pages on both sides.
  */
 static void pt_ref_512g(struct kunit *test, unsigned int unused)
 {
-	const u64 b64 = 1ULL << 46;	/* 64T, a multiple of 512G */
-	unsigned long a, b = (unsigned long)b64;
+	unsigned long a, b = pt_test_p4d_boundary();
 	struct pt_ref *ref;
 
-	if (b64 + PMD_SIZE > TASK_SIZE)
-		kunit_skip(test, "no user address at %#llx", b64);
+	if (!b)
+		kunit_skip(test, "no P4D boundary below %#lx", TASK_SIZE);
 	a = kunit_vm_mmap(test, NULL, b - PMD_SIZE, 2 * PMD_SIZE,
 			  PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
 			  MAP_NORESERVE | MAP_FIXED_NOREPLACE, 0);
@@ -4729,7 +4744,8 @@ static void pt_ref_512g(struct kunit *test, unsigned int unused)
 			   (long)a);
 	pt_test_write(test, b - P(1), 1);
 	ref = pt_ref_check(test, a, b + PMD_SIZE);
-	KUNIT_EXPECT_GT(test, pt_ref_at(ref, b)->level, PT_ITER_PUD);
+	KUNIT_EXPECT_EQ(test, pt_ref_at(ref, b)->level,
+			PTRS_PER_PUD > 1 ? PT_ITER_P4D : PT_ITER_PUD);
 	pt_test_write(test, b, 1);
 	pt_test_write(test, b + P(3), 1);
 	pt_ref_check(test, a, b + PMD_SIZE);
