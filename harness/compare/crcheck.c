@@ -15,8 +15,8 @@
  * reports soft-dirty since, and take the others from the images before.
  * The dump kills the victim; the restore starts it again from the images,
  * and the victim writes on.  Then SIGUSR1 makes it check every byte of its
- * pages against gen[] (the page it was writing when it was frozen may hold
- * g + 1 up to some word and g after it) and say how many pages differ.  A
+ * pages against gen[] (between two writes: the write the dump froze half
+ * done was finished after the restore) and say how many pages differ.  A
  * page that was written but reported clean is restored as it was before:
  * it differs from gen[], unless gen[] is as old as it (every write lost
  * since a pre-dump: a consistent, older state), which the count of writes
@@ -62,7 +62,6 @@
 /* The victim's state: restored with its memory. */
 static char *small, *mthp, *thp;
 static uint32_t *gen;
-static int writing = -1;		/* the page being written, or -1 */
 static int check_now;			/* set by SIGUSR1 */
 static unsigned long writes;		/* pages written since the start */
 
@@ -89,27 +88,24 @@ static void write_page(int p)
 	unsigned int i;
 
 	/* In program order: CRIU may freeze the victim anywhere here. */
-	__atomic_store_n(&writing, p, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	for (i = 0; i < WORDS; i++)
 		w[i] = word(g, p, i);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&gen[p], g, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&writing, -1, __ATOMIC_RELAXED);
 	__atomic_store_n(&writes, writes + 1, __ATOMIC_RELAXED);
 }
 
-/* Whether page @p holds what gen[] (and an unfinished write) says. */
+/*
+ * Whether page @p holds what gen[] says.  Called between writes: a write
+ * that the freeze cut in two was finished after the restore.
+ */
 static int page_intact(int p)
 {
 	uint64_t *w = page_of(p);
-	unsigned int i = 0;
+	unsigned int i;
 
-	if (p == writing)
-		while (i < WORDS && w[i] == word(gen[p] + 1, p, i))
-			i++;
-	for (; i < WORDS; i++)
+	for (i = 0; i < WORDS; i++)
 		if (w[i] != word(gen[p], p, i))
 			return 0;
 	return 1;
