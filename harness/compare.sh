@@ -210,6 +210,11 @@ for ARCH in $ARCHS; do
 		# 8G: room for two 1G hugetlb pages at boot, and 160M of 2M.
 		HUGE="hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=80"
 		BOOTS=("")
+		# And 2G more, above the 8G of RAM (3G below 4G, 5G above),
+		# as persistent memory: dxcheck's device-dax, 1G of data
+		# mapped by a PUD after its 1G-aligned info block.
+		QEMU_ARGS=("${QEMU_ARGS[@]/#8G/10G}")
+		HUGE+=" memmap=2G!9G"
 		;;
 	arm64)
 		HUGE="hugepagesz=1G hugepages=2 hugepagesz=2M hugepages=80"
@@ -268,6 +273,7 @@ for ARCH in $ARCHS; do
 	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/dmcheck" "$CMP/dmcheck.c"
 	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/mfcheck" "$CMP/mfcheck.c"
 	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/crcheck" "$CMP/crcheck.c"
+	"$CC_USER" "${CFLAGS_USER[@]}" -o "$WORK/dxcheck" "$CMP/dxcheck.c"
 	fetch_clients
 	rm -rf "$WORK/st"
 	[[ ${BENCH:-0} != 0 || ${SELFTESTS:-1} == 0 ]] || build_selftests
@@ -281,6 +287,7 @@ file /bin/mccheck $WORK/mccheck 0755 0 0
 file /bin/dmcheck $WORK/dmcheck 0755 0 0
 file /bin/mfcheck $WORK/mfcheck 0755 0 0
 file /bin/crcheck $WORK/crcheck 0755 0 0
+file /bin/dxcheck $WORK/dxcheck 0755 0 0
 file /bin/criu $WORK/clients/criu 0755 0 0
 file /bin/vmtouch $WORK/clients/vmtouch 0755 0 0
 file /bin/pmap $WORK/clients/pmap 0755 0 0
@@ -330,10 +337,11 @@ LIST
 					/^MCCHECK: BEGIN$/,/^MCCHECK: END$/p
 					/^DMCHECK: BEGIN$/,/^DMCHECK: END$/p
 					/^CRCHECK: BEGIN$/,/^CRCHECK: END$/p
+					/^DXCHECK: BEGIN$/,/^DXCHECK: END$/p
 					/^MFCHECK: BEGIN$/,/^MFCHECK: END$/p' \
 					"$log" >"$LOGS/compare-$side-$ARCH.out"
 				step "$ARCH: $side guest ran for $((SECONDS - t0))s: $(wc -l <"$LOGS/compare-$side-$ARCH.out") lines, $(selftest_results "$log" | grep -c ': exit \|: signal \|: lost') selftests"
-				for check in PMCHECK MPCHECK CRCHECK MFCHECK; do
+				for check in PMCHECK MPCHECK CRCHECK DXCHECK MFCHECK; do
 					[[ $check == PMCHECK || ${BENCH:-0} == 0 ]] ||
 						continue
 					grep -q "^$check: END" "$log" && continue

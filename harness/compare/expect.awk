@@ -46,6 +46,13 @@
 #   consistent state), the restored process exits 0, and no CRIU step
 #   failed; on x86_64 (soft-dirty tracking: the awk variable arch) after
 #   two pre-dumps.
+# - dxcheck (x86_64): the readers leave a device-dax PUD leaf mapped
+#   (thp_split_pud does not grow) but clear_refs, which zaps it (stock bug
+#   5 zaps it on every read); pagemap shows each of its pages present, a
+#   file page (no page to count, as for a device-dax PMD: 0x140 in the
+#   printed flags), with consecutive pfns from a 1G boundary; PAGEMAP_SCAN
+#   one region, present and huge (0x48 of the categories); mincore() every
+#   page resident.
 # The checks hold for every hugetlb size, those of the masks (1G, arm64's
 # 64K) included; run on stock's output, they fail where stock's bug shows.
 
@@ -123,6 +130,36 @@ dump == "crcheck" && /^restored victim exited with status 0$/ { cr_exits++ }
 dump == "crcheck" && /^restored victim kept its writes$/ { cr_kept++ }
 dump == "crcheck" && /^soft-dirty tracking: no$/ { cr_predumps-- }
 dump == "crcheck" && /^criu pre-dump [12]: done$/ { cr_predumps++ }
+
+# dxcheck: a PUD leaf outside hugetlb, read as what it maps and not zapped.
+/^DXCHECK: BEGIN$/ { dump = "dxcheck" }
+/^DXCHECK: END$/ { dump = "" }
+dump == "dxcheck" && /^! / { fail("a device-dax step failed") }
+dump == "dxcheck" && /^device-dax: 1024 MB mapped at a 1G boundary$/ {
+	dx_mapped++
+}
+dump == "dxcheck" && /: thp_split_pud \+[0-9]+$/ {
+	if ($NF != (/^clear_refs / ? "+1" : "+0"))
+		fail(/^clear_refs / ? "not zapped" : "zapped")
+	dx_readers++
+	checked++
+}
+dump == "dxcheck" && /^pagemap: flags / {
+	if (!/^pagemap: flags 0x1[4-7][0-9a-f] from page 0; 1 run, pfns consecutive from a 1G boundary$/)
+		fail("not present with its pfns")
+	checked++
+}
+dump == "dxcheck" && /^PAGEMAP_SCAN: .* categories / {
+	if ($2 != 1 || !/pages 0-262144 / ||
+	    int(hexval($NF) / 8) % 2 == 0 || int(hexval($NF) / 64) % 2 == 0)
+		fail("not one present, huge region")
+	checked++
+}
+dump == "dxcheck" && /^mincore: [0-9]+ of / {
+	if ($2 != $4)
+		fail("not all resident")
+	checked++
+}
 
 /^[^ ]/ { vma = "" }
 /^smaps / {
@@ -234,6 +271,10 @@ END {
 		fail(races " rollup-race lines, not 1")
 	if (idles != 2 || idle_smaps < 2)
 		fail(idles " page-idle bitmap lines, " idle_smaps " smaps")
+	# Only x86_64's guest has persistent memory (and 6.12 PUD device-dax).
+	dump = "dxcheck"
+	if (arch == "x86_64" && (dx_mapped != 1 || dx_readers != 10))
+		fail(dx_mapped + 0 " mappings, " dx_readers + 0 " readers")
 	# x86_64's kernels have soft-dirty tracking: two pre-dumps there.
 	dump = "crcheck"
 	if (cr_regions != 3 || cr_exits != 1 || cr_kept != 1 ||
@@ -241,7 +282,7 @@ END {
 		fail(cr_regions + 0 " regions checked, " cr_exits + 0 \
 		     " exits, " cr_kept + 0 " kept, " cr_predumps + 0 \
 		     " pre-dumps")
-	printf "expect.awk: %d hugetlb, swap, idle, rollup, DAMON, CRIU and memory failure fields and %d pmap lines checked, %d wrong\n",
+	printf "expect.awk: %d hugetlb, swap, idle, rollup, DAMON, CRIU, device-dax and memory failure fields and %d pmap lines checked, %d wrong\n",
 	       checked, pmaps, failed
 	exit failed != 0
 }

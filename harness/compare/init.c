@@ -4,14 +4,14 @@
  * tmpfs on /tmp and /dev/shm, make a 64M zram device the swap, copy the
  * results of the KUnit tests that ran at boot from the kernel log to the
  * console, run /bin/pmcheck, /bin/mpcheck, /bin/mccheck, /bin/dmcheck,
- * /bin/crcheck, the selftests of /bin/st/list and /bin/mfcheck, then power
- * the machine off (or, on x86 without ACPI, reset it: QEMU runs with
- * -no-reboot and exits).
+ * /bin/crcheck, /bin/dxcheck, the selftests of /bin/st/list and
+ * /bin/mfcheck, then power the machine off (or, on x86 without ACPI, reset
+ * it: QEMU runs with -no-reboot and exits).
  *
  * Kernel command line: "pmcheck=bench" runs pmcheck's bench mode and none
  * of the other checks nor a selftest; "pmcheck=none" leaves pmcheck,
- * mpcheck, mccheck, dmcheck, crcheck and mfcheck out; "selftests=NAME"
- * runs the list /bin/st/list-NAME instead of /bin/st/list.
+ * mpcheck, mccheck, dmcheck, crcheck, dxcheck and mfcheck out;
+ * "selftests=NAME" runs the list /bin/st/list-NAME instead of /bin/st/list.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -189,6 +189,7 @@ int main(void)
 	static char *const mccheck[] = { "/bin/mccheck", NULL };
 	static char *const dmcheck[] = { "/bin/dmcheck", NULL };
 	static char *const crcheck[] = { "/bin/crcheck", NULL };
+	static char *const dxcheck[] = { "/bin/dxcheck", NULL };
 	static char *const mfcheck[] = { "/bin/mfcheck", NULL };
 	static char *const envp[] = { "PATH=/bin", NULL };
 	char *const *argv = check;
@@ -241,6 +242,7 @@ int main(void)
 			run_check(mccheck, envp);
 			run_check(dmcheck, envp);
 			run_check(crcheck, envp);
+			run_check(dxcheck, envp);
 		}
 	}
 	if (argv == check)
