@@ -999,9 +999,12 @@ void pt_iter_end(struct pt_iter *it)
  *	aligned, within the walk.
  *
  * Drops the page-table lock and, for hugetlb, the hugetlb VMA lock: the
- * caller may then sleep or take other locks.  The current entry's pointers
- * must not be used afterwards, nor its folio and page without a reference
- * of the caller's own.  The mmap or VMA lock stays held.
+ * caller may then sleep or take other locks.  The current entry's @ptep
+ * must not be used afterwards (a PTE table can go once its lock is
+ * dropped), nor its folio and page without a reference of the caller's
+ * own.  @pudp, and @pmdp outside hugetlb, stay valid: those tables go only
+ * when their range is unmapped, and the mmap or VMA lock stays held (a
+ * hugetlb PMD table can be unshared once the hugetlb VMA lock is dropped).
  */
 void pt_iter_pause(struct pt_iter *it, unsigned long resume)
 {

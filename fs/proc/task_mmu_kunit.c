@@ -24,26 +24,38 @@
 #include <kunit/test.h>
 #include <linux/mman.h>
 
-/* The folio mapped at @addr, which must be mapped. */
+KUNIT_DEFINE_ACTION_WRAPPER(proc_test_kvfree, kvfree, const void *);
+KUNIT_DEFINE_ACTION_WRAPPER(proc_test_folio_put, folio_put, struct folio *);
+
+/*
+ * The folio mapped at @addr, which must be mapped, with a reference until
+ * the test ends: it stays the folio mapped there (migration and reclaim
+ * give up on it), as a folio under migration has references.
+ */
 static struct folio *proc_test_folio(struct kunit *test, unsigned long addr)
 {
-	struct page *page;
 	struct folio *folio;
+	struct page *page;
+	int ret;
 
 	KUNIT_ASSERT_EQ(test, get_user_pages_fast(addr, 1, 0, &page), 1);
 	folio = page_folio(page);
-	put_page(page);
+	ret = kunit_add_action_or_reset(test, proc_test_folio_put, folio);
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	return folio;
 }
 
-/* A buffer for the pagemap entries of @len bytes of memory. */
+/* A buffer for the pagemap entries of @len bytes of memory (2M for 1G). */
 static pagemap_entry_t *proc_test_pme_buf(struct kunit *test,
 					  unsigned long len)
 {
-	pagemap_entry_t *buf = kunit_kcalloc(test, len >> PAGE_SHIFT,
-					     PM_ENTRY_BYTES, GFP_KERNEL);
+	pagemap_entry_t *buf = kvcalloc(len >> PAGE_SHIFT, PM_ENTRY_BYTES,
+					GFP_KERNEL);
+	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
+	ret = kunit_add_action_or_reset(test, proc_test_kvfree, buf);
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	return buf;
 }
 
@@ -158,7 +170,8 @@ static void proc_test_pmd_migration(struct kunit *test)
 	mmap_write_lock(mm);
 	vma = vma_lookup(mm, a);
 	pmdp = pmd_off(mm, a);
-	if (!vma || !pmd_trans_huge(pmdp_get(pmdp))) {
+	if (!vma || !pmd_trans_huge(pmdp_get(pmdp)) ||
+	    pmd_pfn(pmdp_get(pmdp)) != pfn) {
 		mmap_write_unlock(mm);
 		kunit_skip(test, "the THP is not mapped by a PMD");
 	}
@@ -292,7 +305,8 @@ static void proc_test_hugetlb_migration(struct kunit *test)
 	fput(file);
 	KUNIT_ASSERT_TRUE(test, a && !IS_ERR_VALUE(a));
 	mm = current->mm;	/* attached by kunit_vm_mmap() */
-	KUNIT_ASSERT_EQ(test, clear_user((void __user *)a, PAGE_SIZE), 0UL);
+	if (clear_user((void __user *)a, PAGE_SIZE))
+		kunit_skip(test, "no hugetlb page of %luK to fault in", sz >> 10);
 	folio = proc_test_folio(test, a);
 
 	mmap_write_lock(mm);
@@ -308,14 +322,19 @@ static void proc_test_hugetlb_migration(struct kunit *test)
 	proc_test_smaps(vma, &mss);
 	numa_pages = proc_test_numa_pages(vma, md);
 
-	folio_lock(folio);
+	/*
+	 * The folio is locked while the walks read the migration entry, as
+	 * migration locks it; after the hugetlb VMA lock, which
+	 * proc_test_hugetlb_set() takes, as rmap orders them.
+	 */
 	swp = make_writable_migration_entry(folio_pfn(folio));
 	orig = proc_test_hugetlb_set(vma, a, swp_entry_to_pte(swp));
+	folio_lock(folio);
 	nr_swpme = proc_test_pagemap(vma, a, sz, swpme);
 	proc_test_smaps(vma, &swmss);
 	numa_swp_pages = proc_test_numa_pages(vma, md);
-	proc_test_hugetlb_set(vma, a, orig);
 	folio_unlock(folio);
+	proc_test_hugetlb_set(vma, a, orig);
 	mmap_write_unlock(mm);
 
 	/* The hugetlb page. */
