@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of what smaps, numa_maps and pagemap say of migration
+ * KUnit tests of the walks of smaps, numa_maps and pagemap where user space
+ * cannot reach them at will.  What the three files say of migration
  * entries: a PMD migration entry in place of a THP, and a hugetlb
- * migration entry of every hugetlb size.  User space cannot hold one still
- * long enough to read it; the tests install one under the page table lock
- * and run the walks of the three files on it (smap_gather_stats(),
- * gather_numa_stats(), pagemap_walk_vma()).  Included by
- * fs/proc/task_mmu.c.
+ * migration entry of every hugetlb size; user space cannot hold one still
+ * long enough to read it, so the tests install one under the page table
+ * lock and run the walks of the three files on it (smap_gather_stats(),
+ * gather_numa_stats(), pagemap_walk_vma()).  And smaps_rollup's walk of a
+ * VMA from an address inside it, where it goes on after it dropped a
+ * contended mmap lock: a race that user space can only make likely.
+ * Included by fs/proc/task_mmu.c.
  *
  * The tests map memory into an mm attached to the test thread
  * (kunit_vm_mmap()), fault it in from the kernel, read it with the walks
@@ -234,6 +237,52 @@ static void proc_test_pmd_migration(struct kunit *test)
 #endif
 }
 
+/*
+ * smaps_rollup, after it dropped a contended mmap lock, goes on inside the
+ * VMA it was in (when that VMA, or what is now at its end, begins before
+ * where it stopped): smap_gather_stats() from an address inside a VMA
+ * counts the pages from there on only, and from the VMA's end nothing.
+ */
+static void proc_test_gather_from(struct kunit *test)
+{
+	unsigned long a, len = 64 * PAGE_SIZE, from = 23 * PAGE_SIZE;
+	struct mem_size_stats mss, from_mss, end_mss;
+	struct vm_area_struct *vma;
+	struct mm_struct *mm;
+
+	a = kunit_vm_mmap(test, NULL, 0, len, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	KUNIT_ASSERT_TRUE(test, a && !IS_ERR_VALUE(a));
+	mm = current->mm;	/* attached by kunit_vm_mmap() */
+	/* Small pages: without THP, MADV_NOHUGEPAGE is an error. */
+	if (IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
+		KUNIT_ASSERT_EQ(test, do_madvise(mm, a, len, MADV_NOHUGEPAGE),
+				0);
+	KUNIT_ASSERT_EQ(test, clear_user((void __user *)a, len), 0UL);
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, a);
+	if (!vma || vma->vm_start != a || vma->vm_end != a + len) {
+		mmap_read_unlock(mm);
+		KUNIT_FAIL(test, "no VMA of its own at %lx", a);
+		return;
+	}
+	proc_test_smaps(vma, &mss);
+	memset(&from_mss, 0, sizeof(from_mss));
+	smap_gather_stats(vma, &from_mss, a + from);
+	memset(&end_mss, 0, sizeof(end_mss));
+	smap_gather_stats(vma, &end_mss, a + len);
+	mmap_read_unlock(mm);
+
+	KUNIT_EXPECT_EQ(test, mss.resident, len);
+	KUNIT_EXPECT_EQ(test, mss.anonymous, len);
+	KUNIT_EXPECT_EQ(test, from_mss.resident, len - from);
+	KUNIT_EXPECT_EQ(test, from_mss.anonymous, len - from);
+	KUNIT_EXPECT_EQ(test, from_mss.private_dirty, len - from);
+	KUNIT_EXPECT_EQ(test, from_mss.pss >> PSS_SHIFT, (u64)(len - from));
+	KUNIT_EXPECT_EQ(test, end_mss.resident, 0UL);
+}
+
 #ifdef CONFIG_HUGETLB_PAGE
 /* Every hugetlb size the kernel has. */
 static const void *proc_test_hugetlb_gen_params(const void *prev, char *desc)
@@ -358,6 +407,7 @@ static void proc_test_hugetlb_migration(struct kunit *test)
 
 static struct kunit_case proc_task_mmu_test_cases[] = {
 	KUNIT_CASE(proc_test_pmd_migration),
+	KUNIT_CASE(proc_test_gather_from),
 #ifdef CONFIG_HUGETLB_PAGE
 	KUNIT_CASE_PARAM(proc_test_hugetlb_migration,
 			 proc_test_hugetlb_gen_params),
@@ -366,7 +416,7 @@ static struct kunit_case proc_task_mmu_test_cases[] = {
 };
 
 static struct kunit_suite proc_task_mmu_test_suite = {
-	.name = "proc-task-mmu-migration",
+	.name = "proc-task-mmu",
 	.test_cases = proc_task_mmu_test_cases,
 };
 
