@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # make check: static checks of the series.
+#  0. every patch applies to build/base exactly: no fuzz, no offset (a
+#     patch whose hunks land at an offset was made against another state
+#     of the files it changes, and is refreshed);
 #  1. scripts/checkpatch.pl --strict on every patch of the series;
 #  2. scripts/checkpatch.pl --strict -f on every new .c/.h file;
 #  3. scripts/kernel-doc -Wall on include/linux/pt_iter.h and mm/pt_iter*.c,
@@ -35,6 +38,22 @@ step() {
 		sed 's/^/    /' "$2"
 		BAD+=("$1")
 	fi
+}
+
+applies_exactly() {
+	local stage out rc=0
+	stage=$(mktemp -d)
+	out=$(mktemp)
+	cp -al "$BASE/." "$stage"
+	ln -s "$REPO" "$stage/patches"
+	(cd "$stage" && QUILTRC=$QUILTRC_FILE quilt push -a --fuzz=0) >"$out" 2>&1 || rc=$?
+	if ((rc == 0)) && grep -q 'offset' "$out"; then
+		grep -E '^Applying patch|offset' "$out" >"$out.offsets"
+		mv "$out.offsets" "$out"
+		rc=1
+	fi
+	step "every patch applies with no fuzz and no offset" "$out" "$rc"
+	rm -rf "$stage" "$out"
 }
 
 checkpatch_series() {
@@ -165,6 +184,7 @@ main() {
 	use_ccache
 	cd "$TREE"
 
+	applies_exactly
 	checkpatch_series
 	checkpatch_new_files
 	kernel_doc

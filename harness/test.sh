@@ -23,11 +23,18 @@ set -euo pipefail
 
 
 PASSED=0 FAILED=0 SKIPPED=0
+# What failed, in a few lines each: repeated just before the last line, so
+# that the tail of a run (all a CI report may keep) says what failed.
+RECAP=()
 
 # The one line that ends every run.
 finish() {
 	local line="$PASSED passed, $FAILED failed"
 	((SKIPPED == 0)) || line+=", $SKIPPED skipped"
+	if ((${#RECAP[@]})); then
+		log "what failed (the full output is above and in build/logs/):"
+		printf '%s\n' "${RECAP[@]}" | head -n 40 | sed 's/^/  > /'
+	fi
 	echo "$line"
 	((FAILED == 0))
 }
@@ -120,6 +127,7 @@ count_kunit() {
 			if ((f)); then
 				log "$arch: failed test cases:"
 				printf '    %s\n' "${counts[@]:1}"
+				RECAP+=("$arch: KUnit: failed: ${counts[*]:1}")
 			fi
 		else
 			problems+=("no results could be parsed")
@@ -147,6 +155,8 @@ count_kunit() {
 		line+=" - FAILED:"
 		for why in "${problems[@]}"; do line+=" $why;"; done
 		line=${line%;}
+		RECAP+=("$line")
+		[[ -z ${splats-} ]] || RECAP+=("$(head -n 5 <<<"$splats")")
 	fi
 	log "$line"
 }
@@ -168,7 +178,13 @@ compare_arch() {
 	PASSED=$((PASSED + p)) FAILED=$((FAILED + f))
 	grep -E '^compare.sh: ' <<<"$out" | grep -vE 'building|built in' |
 		sed 's/^compare.sh: /test.sh: compare: /' || true
-	((f == 0)) || tail -n 45 <<<"$out" | sed 's/^/  | /'
+	if ((f)); then
+		tail -n 45 <<<"$out" | sed 's/^/  | /'
+		# compare.sh's warnings, each with the first lines it showed.
+		RECAP+=("$arch: compare: failed; its warnings:")
+		RECAP+=("$(grep -A 8 -E '^compare.sh: (warning|error): ' <<<"$out" |
+			   head -n 30 || true)")
+	fi
 	# What /init copied from the kernel log of the patched guest.
 	if [[ -f $glog ]]; then
 		sed -n '/^KUNIT: BEGIN$/,/^KUNIT: END$/p' "$glog" >"$klog"
