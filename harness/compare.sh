@@ -239,6 +239,11 @@ for ARCH in $ARCHS; do
 	fi
 	# loglevel=5: warnings (and worse) reach the console, and fail.
 	APPEND+=" panic=-1 loglevel=5"
+	# A TCG vCPU's time is the host's: one the host leaves waiting (busy
+	# elsewhere) for 21 seconds, the default, would be reported as an RCU
+	# stall; a walk that really loops still is, after a minute (as in
+	# make stress).
+	APPEND+=" rcupdate.rcu_cpu_stall_timeout=60"
 	# The patched kernel runs its KUnit tests at boot (the suites of
 	# mm/tests/.kunitconfig and harness/compare/kunit.config; /init
 	# copies their results to the console).

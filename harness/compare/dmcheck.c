@@ -15,7 +15,7 @@
  * accessed bits), the other is written once.  DAMON monitors the child
  * through sysfs with one region per mapping ("fvaddr": fixed regions, never
  * merged or split), and a "stat" scheme reports what each region's last
- * aggregation saw.  dmcheck prints, per region, whether it was accessed:
+ * aggregation saw, asked for five aggregations in a row.  dmcheck prints, per region, whether it was accessed:
  * the written one must be, the other not, on either kernel.
  *
  * Lines: "DMCHECK: ..." for the harness, "region label: accessed" or
@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,38 +181,65 @@ static int damon_start(pid_t pid)
 }
 
 /*
- * What the last aggregation saw of each region.  The update of the tried
- * regions sometimes finds none (it raced with the scheme's application):
- * it is asked again, a few times.
+ * Ask for a fresh snapshot of the tried regions: what the last aggregation
+ * saw.  The update sometimes finds none (it raced with the scheme's
+ * application): it is asked again, a few times.  Returns whether there are
+ * regions to read.
  */
+static bool damon_snapshot(const char *fmt)
+{
+	struct timespec pause = { 0, 200 * 1000 * 1000 };
+	unsigned int tries;
+
+	for (tries = 0; tries < 10; tries++) {
+		put_or_note(DAMON "0/state", "update_schemes_tried_regions");
+		if (get_numf(fmt, 0) >= 0)
+			return true;
+		nanosleep(&pause, NULL);
+	}
+	return false;
+}
+
+/*
+ * Whether each region was accessed, in any of SNAPSHOTS aggregations of
+ * 200 ms: a region written all the time was, unless its writer got no CPU
+ * for a whole aggregation (a host busy elsewhere stops a TCG vCPU); a
+ * region written once before never is, after the first aggregations.
+ * Printed in the order of the tried regions (by address).
+ */
+#define SNAPSHOTS	5
+
 static void damon_report(void)
 {
 	const char *tried = CTX "schemes/0/tried_regions/";
-	struct timespec pause = { 0, 200 * 1000 * 1000 };
-	unsigned long start, i = 0;
-	unsigned int r, tries;
-	char fmt[256];
-	long acc;
+	unsigned int order[ARRAY_SIZE(regions)], nr = 0, snap, r, k;
+	bool seen[ARRAY_SIZE(regions)] = { 0 };
+	bool accessed[ARRAY_SIZE(regions)] = { 0 };
+	char start_fmt[256], acc_fmt[256];
+	unsigned long start, i;
 
-	snprintf(fmt, sizeof(fmt), "%s%%lu/start", tried);
-	for (tries = 0; tries < 10 && get_numf(fmt, 0) < 0; tries++) {
-		put_or_note(DAMON "0/state", "update_schemes_tried_regions");
-		if (get_numf(fmt, 0) < 0)
-			nanosleep(&pause, NULL);
+	snprintf(start_fmt, sizeof(start_fmt), "%s%%lu/start", tried);
+	snprintf(acc_fmt, sizeof(acc_fmt), "%s%%lu/nr_accesses", tried);
+	for (snap = 0; snap < SNAPSHOTS; snap++) {
+		if (!damon_snapshot(start_fmt))
+			continue;
+		for (i = 0; i < 64 && get_numf(start_fmt, i) >= 0; i++) {
+			start = (unsigned long)get_numf(start_fmt, i);
+			for (r = 0; r < nr_regions; r++) {
+				if ((unsigned long)regions[r].p != start)
+					continue;
+				if (!seen[r])
+					order[nr++] = r;
+				seen[r] = true;
+				if (get_numf(acc_fmt, i) > 0)
+					accessed[r] = true;
+			}
+		}
 	}
-	for (i = 0; i < 64; i++) {
-		snprintf(fmt, sizeof(fmt), "%s%%lu/start", tried);
-		if (get_numf(fmt, i) < 0)
-			break;
-		start = (unsigned long)get_numf(fmt, i);
-		snprintf(fmt, sizeof(fmt), "%s%%lu/nr_accesses", tried);
-		acc = get_numf(fmt, i);
-		for (r = 0; r < nr_regions; r++)
-			if ((unsigned long)regions[r].p == start)
-				printf("region %s: %s\n", regions[r].label,
-				       acc > 0 ? "accessed" : "not accessed");
-	}
-	if (!i)
+	for (k = 0; k < nr; k++)
+		printf("region %s: %s\n", regions[order[k]].label,
+		       accessed[order[k]] ? "accessed" : "not accessed");
+	if (!nr)
 		note("DAMON: no tried regions");
 }
 

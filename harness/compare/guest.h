@@ -18,6 +18,7 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
+#include <termios.h>
 #include <unistd.h>
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -160,9 +161,15 @@ static inline void zram_swap(unsigned long size)
 		printf("init: swapon: %s\n", strerror(errno));
 }
 
-/* Power the machine off (on x86 without ACPI, reset: QEMU has -no-reboot). */
+/*
+ * Power the machine off (on x86 without ACPI, reset: QEMU has -no-reboot),
+ * once the console has sent everything written to it: the serial driver
+ * transmits from a buffer, which the reboot does not wait for.
+ */
 static inline void power_off(void)
 {
+	fflush(stdout);
+	tcdrain(STDOUT_FILENO);
 	sync();
 #ifdef __x86_64__
 	reboot(RB_AUTOBOOT);

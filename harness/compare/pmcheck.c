@@ -1805,6 +1805,7 @@ static void scan_wp(void)
 
 static int race_go[2], race_done[2];
 static int race_stop;		/* __atomic: the two threads share it */
+static int race_started;	/* __atomic: the writer made a change */
 static char *race_half[2];
 static unsigned long race_len[2];
 
@@ -1836,7 +1837,10 @@ static void *race_writer(void *arg)
 			prot[i] ^= PROT_WRITE;
 			if (mprotect(race_half[i], race_len[i], prot[i]))
 				break;
+			__atomic_store_n(&race_started, 1, __ATOMIC_RELAXED);
 		}
+		/* Failed at once: the reads go on (and the round fails). */
+		__atomic_store_n(&race_started, 1, __ATOMIC_RELAXED);
 		for (i = 0; i < 2; i++) {
 			prot[i] = PROT_READ | PROT_WRITE;
 			if (mprotect(race_half[i], race_len[i], prot[i]))
@@ -1862,7 +1866,8 @@ static ssize_t read_rollup(char *buf, size_t size)
 /*
  * One round: a quiet read, RACE_READS with the writer running, one quiet
  * again.  The number of reads unlike the first, or -1; the first unlike
- * it copied to @bad.
+ * it copied to @bad.  The reads start once the writer has made its first
+ * change: a vCPU the host left waiting must not make a round without one.
  */
 static int race_round(char bad[4096])
 {
@@ -1873,8 +1878,11 @@ static int race_round(char bad[4096])
 	if (read_rollup(quiet, sizeof(quiet)) <= 0)
 		return -1;
 	__atomic_store_n(&race_stop, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&race_started, 0, __ATOMIC_RELAXED);
 	if (write(race_go[1], "r", 1) != 1)
 		return -1;
+	while (!__atomic_load_n(&race_started, __ATOMIC_RELAXED))
+		sched_yield();
 	for (i = 0; i < RACE_READS; i++)
 		read_rollup(reads[i], sizeof(reads[i]));
 	__atomic_store_n(&race_stop, 1, __ATOMIC_RELAXED);

@@ -1251,12 +1251,13 @@ static bool pt_test_can_contend(struct kunit *test)
 }
 
 /*
- * Wait, up to 5 seconds, until another CPU waits for @ptl, which this task
- * holds (NULL: none held).  Returns whether one does.
+ * Wait, up to 30 seconds (a vCPU of an emulator can be left waiting by a
+ * busy host), until another CPU waits for @ptl, which this task holds
+ * (NULL: none held).  Returns whether one does.
  */
 static bool pt_test_wait_contended(spinlock_t *ptl)
 {
-	unsigned long timeout = jiffies + 5 * HZ;
+	unsigned long timeout = jiffies + 30 * HZ;
 
 	while (ptl && !spin_is_contended(ptl) &&
 	       time_before(jiffies, timeout))
