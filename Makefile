@@ -10,13 +10,14 @@
 #   make run, make bench
 #   make trace          instructions per function of one walk (bench kernel, gdb)
 #   make compare        stock vs patched kernel in QEMU: /proc of a catalogue of mappings, byte for byte
+#   make lpae           stock vs patched on 32-bit ARM with LPAE: a PROT_NONE THP, the PSS of a THP
 #   make stress         stock and patched kernels (KASAN, lockdep) under mm churn, /proc readers and trinity
 #   make clean          remove build/out (kernel builds)
 #   make distclean      remove build/ entirely
 
 SHELL := /bin/bash
 
-.PHONY: help setup test check check-bisect cross series run bench trace compare stress clean distclean
+.PHONY: help setup test check check-bisect cross series run bench trace compare lpae stress clean distclean
 
 help:
 	@sed -n 's/^#   make/make/p' Makefile
@@ -39,7 +40,7 @@ cross:
 series:
 	@bash harness/series.sh
 
-run bench trace compare stress:
+run bench trace compare lpae stress:
 	@if [ -f harness/$@.sh ]; then \
 		exec bash harness/$@.sh; \
 	else \

@@ -82,6 +82,7 @@ make_arch_vars() {
 	x86_64)	MAKE_ARCH=(ARCH=x86_64) ;;
 	arm64|arm64-64k) MAKE_ARCH=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-) ;;
 	riscv64) MAKE_ARCH=(ARCH=riscv CROSS_COMPILE=riscv64-linux-gnu-) ;;
+	arm)	MAKE_ARCH=(ARCH=arm CROSS_COMPILE=arm-linux-gnueabihf-) ;;
 	*)	die "unknown architecture '$1' (known: $DEFAULT_ARCHS $EXTRA_ARCHS)" ;;
 	esac
 }
@@ -214,12 +215,12 @@ kunit_kernel_args() {
 	esac
 }
 
-# The machine a guest of architecture $1 (x86_64 or arm64) boots on under
-# QEMU (TCG): 2 vCPUs (an x86_64 kernel finds the second one in the ACPI
-# MADT only), 8G in two NUMA nodes.  Sets CC_USER (a C compiler
-# for its static programs), IMAGE (the kernel image in a build directory),
-# QEMU and QEMU_ARGS, APPEND (its console and NUMA options), LD_SO (its C
-# library's loader) and MAKE_ARCH.
+# The machine a guest of architecture $1 (x86_64, arm64; arm for make
+# lpae) boots on under QEMU (TCG): 2 vCPUs (an x86_64 kernel finds the
+# second one in the ACPI MADT only), 8G in two NUMA nodes (arm: 1G, one
+# node).  Sets CC_USER (a C compiler for its static programs), IMAGE (the
+# kernel image in a build directory), QEMU and QEMU_ARGS, APPEND (its
+# console and NUMA options), LD_SO (its C library's loader) and MAKE_ARCH.
 guest_machine() {
 	case $1 in
 	x86_64)
@@ -247,8 +248,19 @@ guest_machine() {
 		install_packages qemu-system-arm gcc-aarch64-linux-gnu \
 			libc6-dev-arm64-cross
 		;;
+	arm)
+		# 32-bit ARM with LPAE (make lpae): one node of 1G.
+		CC_USER=arm-linux-gnueabihf-gcc
+		IMAGE=arch/arm/boot/zImage
+		QEMU=qemu-system-arm
+		QEMU_ARGS=(-M virt -cpu cortex-a15 -m 1G -smp 2)
+		APPEND="console=ttyAMA0"
+		LD_SO=/lib/ld-linux-armhf.so.3
+		install_packages qemu-system-arm gcc-arm-linux-gnueabihf \
+			libc6-dev-armhf-cross
+		;;
 	*)
-		die "unknown architecture '$1' (x86_64 or arm64)"
+		die "unknown architecture '$1' (x86_64, arm64 or arm)"
 		;;
 	esac
 	make_arch_vars "$1"

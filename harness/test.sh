@@ -8,6 +8,9 @@
 # build/logs/kunit-$ARCH.log) count case by case, the comparison of /proc
 # and of the selftests as one check.
 #
+# Then `make lpae` (harness/lpae.sh): stock versus patched on 32-bit ARM
+# with LPAE, one check (LPAE=0 leaves it out).
+#
 # With COMPARE=0, and for the other architectures of $ARCHS (riscv64,
 # arm64-64k), kunit.py instead builds the KUnit kernel from build/linux with
 # mm/tests/.kunitconfig and boots it under QEMU.
@@ -161,30 +164,39 @@ count_kunit() {
 	log "$line"
 }
 
-# The stock-versus-patched guest of $1 (harness/compare.sh): one check,
-# and the KUnit tests, which the patched kernel runs at boot.
-compare_arch() {
-	local arch=$1 out last p=0 f=1 start=$SECONDS
-	local klog=$LOGS/kunit-$1.log glog=$LOGS/compare-patched-$1.log
-	log "$arch: stock versus patched /proc, and KUnit in the patched guest (make compare; output: build/logs/compare-$arch.txt)"
-	rm -f "$glog"
-	ARCHS=$arch bash "$REPO/harness/compare.sh" >"$LOGS/compare-$arch.txt" 2>&1 || true
-	out=$(cat "$LOGS/compare-$arch.txt")
+# Count the checks of harness/$1.sh, whose output is in the file $3 and
+# ends with "N passed, N failed" (anything else is one failure); repeat
+# its own lines but the build steps, and on a failure its tail, and its
+# warnings in the recap under the name $2.
+tally() {
+	local script=$1.sh name=$2 out last p=0 f=1
+	out=$(cat "$3")
 	last=$(tail -n 1 <<<"$out")
 	if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
 		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]}
 		((p + f > 0)) || f=1
 	fi
 	PASSED=$((PASSED + p)) FAILED=$((FAILED + f))
-	grep -E '^compare.sh: ' <<<"$out" | grep -vE 'building|built in' |
-		sed 's/^compare.sh: /test.sh: compare: /' || true
+	grep -E "^$script: " <<<"$out" | grep -vE 'building|built in' |
+		sed "s/^$script: /test.sh: $1: /" || true
 	if ((f)); then
 		tail -n 45 <<<"$out" | sed 's/^/  | /'
-		# compare.sh's warnings, each with the first lines it showed.
-		RECAP+=("$arch: compare: failed; its warnings:")
-		RECAP+=("$(grep -A 8 -E '^compare.sh: (warning|error): ' <<<"$out" |
+		# Its warnings, each with the first lines it showed.
+		RECAP+=("$name: failed; its warnings:")
+		RECAP+=("$(grep -A 8 -E "^$script: (warning|error): " <<<"$out" |
 			   head -n 30 || true)")
 	fi
+}
+
+# The stock-versus-patched guest of $1 (harness/compare.sh): one check,
+# and the KUnit tests, which the patched kernel runs at boot.
+compare_arch() {
+	local arch=$1 start=$SECONDS
+	local klog=$LOGS/kunit-$1.log glog=$LOGS/compare-patched-$1.log
+	log "$arch: stock versus patched /proc, and KUnit in the patched guest (make compare; output: build/logs/compare-$arch.txt)"
+	rm -f "$glog"
+	ARCHS=$arch bash "$REPO/harness/compare.sh" >"$LOGS/compare-$arch.txt" 2>&1 || true
+	tally compare "$arch: compare" "$LOGS/compare-$arch.txt"
 	# What /init copied from the kernel log of the patched guest.
 	if [[ -f $glog ]]; then
 		sed -n '/^KUNIT: BEGIN$/,/^KUNIT: END$/p' "$glog" >"$klog"
@@ -193,6 +205,14 @@ compare_arch() {
 		: >"$klog"
 		count_kunit "$arch" "$klog" "$start" "the patched guest did not run"
 	fi
+}
+
+# The stock-versus-patched guest of 32-bit ARM with LPAE
+# (harness/lpae.sh): one check.
+lpae_check() {
+	log "arm (LPAE): stock versus patched /proc of a PROT_NONE THP and a THP's PSS (make lpae; output: build/logs/lpae.txt)"
+	bash "$REPO/harness/lpae.sh" >"$LOGS/lpae.txt" 2>&1 || true
+	tally lpae "arm (LPAE): lpae" "$LOGS/lpae.txt"
 }
 
 main() {
@@ -215,6 +235,9 @@ main() {
 			test_arch "$arch"
 		fi
 	done
+	if [[ ${COMPARE:-1} != 0 && ${LPAE:-1} != 0 ]]; then
+		lpae_check
+	fi
 	finish
 }
 

@@ -536,6 +536,14 @@ static bool pt_iter_set_pmd(struct pt_iter *it, pmd_t pmd)
 		return true;
 	}
 	page = vm_normal_page_pmd(it->_vma, start, pmd);
+	/*
+	 * is_huge_zero_pmd(), which vm_normal_page_pmd() asks, is false for
+	 * a leaf that is not pmd_present(): tell the huge zero page by its
+	 * folio there.
+	 */
+	if (unlikely(!pmd_present(pmd)) && page &&
+	    is_huge_zero_folio(page_folio(page)))
+		page = NULL;
 	if (!pt_iter_set_present(it, PT_ITER_PMD, start, PMD_SIZE, page,
 				 pmd_pfn(pmd)))
 		return false;

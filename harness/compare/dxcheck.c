@@ -46,8 +46,6 @@
 #include "guest.h"
 
 #define ND		"/sys/bus/nd/devices/"
-#define DAMON		"/sys/kernel/mm/damon/admin/kdamonds/"
-#define CTX		DAMON "0/contexts/0/"
 #define LEN		GB
 #define NR		(LEN / PAGE)
 #define PM_PFN(e)	((e) & ((1ULL << 55) - 1))
@@ -228,28 +226,7 @@ static void read_rollup(void)
 
 static void scan(void)
 {
-	struct scan_region r[16];
-	struct scan_arg arg = {
-		.size = sizeof(arg), .start = (unsigned long)map,
-		.end = (unsigned long)map + LEN, .vec = (unsigned long)r,
-		.vec_len = ARRAY_SIZE(r), .return_mask = IS_ALL,
-	};
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-	long i, n = fd < 0 ? -1 : ioctl(fd, SCAN_IOCTL, &arg);
-
-	if (fd >= 0)
-		close(fd);
-	if (n < 0) {
-		note("PAGEMAP_SCAN: %s", strerror(errno));
-		return;
-	}
-	printf("PAGEMAP_SCAN: %ld region%s", n, n == 1 ? "" : "s");
-	for (i = 0; i < n; i++)
-		printf("; pages %lu-%lu categories 0x%llx",
-		       (unsigned long)(r[i].start - (unsigned long)map) / PAGE,
-		       (unsigned long)(r[i].end - (unsigned long)map) / PAGE,
-		       (unsigned long long)r[i].categories);
-	printf("\n");
+	print_scan("", map, LEN);
 }
 
 static void read_mincore(void)
@@ -284,32 +261,11 @@ static void strict(void)
 static void damon(void)
 {
 	struct timespec run = { 0, 500 * 1000 * 1000 };
-	char val[32];
 
-	if (put(DAMON "nr_kdamonds", "1")) {
-		note("DAMON sysfs: %s", strerror(errno));
+	if (damon_watch(map, map + LEN))
 		return;
-	}
-	snprintf(val, sizeof(val), "%d", getpid());
-	if (put(DAMON "0/contexts/nr_contexts", "1") ||
-	    put(CTX "operations", "fvaddr") ||
-	    put(CTX "monitoring_attrs/intervals/sample_us", "10000") ||
-	    put(CTX "targets/nr_targets", "1") ||
-	    put(CTX "targets/0/pid_target", val) ||
-	    put(CTX "targets/0/regions/nr_regions", "1")) {
-		note("DAMON: cannot set it up: %s", strerror(errno));
-		return;
-	}
-	snprintf(val, sizeof(val), "%lu", (unsigned long)map);
-	put(CTX "targets/0/regions/0/start", val);
-	snprintf(val, sizeof(val), "%lu", (unsigned long)map + LEN);
-	put(CTX "targets/0/regions/0/end", val);
-	if (put(DAMON "0/state", "on")) {
-		note("DAMON: state on: %s", strerror(errno));
-		return;
-	}
 	nanosleep(&run, NULL);
-	if (put(DAMON "0/state", "off"))
+	if (put(DAMON_KDAMOND "state", "off"))
 		note("DAMON: state off: %s", strerror(errno));
 	else
 		printf("DAMON: monitored\n");

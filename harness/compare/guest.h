@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -159,6 +160,78 @@ static inline void zram_swap(unsigned long size)
 	close(fd);
 	if (swapon("/dev/zram0", 0))
 		printf("init: swapon: %s\n", strerror(errno));
+}
+
+/*
+ * PAGEMAP_SCAN of [@start, @start + @len) of this process, every category
+ * returned: "@prefixPAGEMAP_SCAN: N regions; pages A-B categories 0xC ...",
+ * pages counted from @start.
+ */
+static inline void print_scan(const char *prefix, const char *start,
+			      unsigned long len)
+{
+	struct scan_region r[16];
+	struct scan_arg arg = {
+		.size = sizeof(arg), .start = (uintptr_t)start,
+		.end = (uintptr_t)start + len, .vec = (uintptr_t)r,
+		.vec_len = ARRAY_SIZE(r), .return_mask = IS_ALL,
+	};
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	long i, n = fd < 0 ? -1 : ioctl(fd, SCAN_IOCTL, &arg);
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0) {
+		note("%sPAGEMAP_SCAN: %s", prefix, strerror(errno));
+		return;
+	}
+	printf("%sPAGEMAP_SCAN: %ld region%s", prefix, n, n == 1 ? "" : "s");
+	for (i = 0; i < n; i++)
+		printf("; pages %lu-%lu categories 0x%llx",
+		       (unsigned long)(r[i].start - (uintptr_t)start) / PAGE,
+		       (unsigned long)(r[i].end - (uintptr_t)start) / PAGE,
+		       (unsigned long long)r[i].categories);
+	printf("\n");
+}
+
+/*
+ * Have DAMON monitor [@start, @end) of this process: its fixed virtual
+ * address operations, the range one region, a sample every 10 ms.  0, or
+ * -1 with a note.  Writing "off" to its state stops it.
+ */
+#define DAMON_KDAMOND		"/sys/kernel/mm/damon/admin/kdamonds/0/"
+static inline int damon_watch(const char *start, const char *end)
+{
+	char pid[16], from[24], to[24], path[160];
+	const char *const steps[][2] = {
+		{ "contexts/nr_contexts", "1" },
+		{ "contexts/0/operations", "fvaddr" },
+		{ "contexts/0/monitoring_attrs/intervals/sample_us", "10000" },
+		{ "contexts/0/targets/nr_targets", "1" },
+		{ "contexts/0/targets/0/pid_target", pid },
+		{ "contexts/0/targets/0/regions/nr_regions", "1" },
+		{ "contexts/0/targets/0/regions/0/start", from },
+		{ "contexts/0/targets/0/regions/0/end", to },
+		{ "state", "on" },
+	};
+	unsigned int i;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	snprintf(from, sizeof(from), "%lu", (unsigned long)start);
+	snprintf(to, sizeof(to), "%lu", (unsigned long)end);
+	if (put("/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds", "1")) {
+		note("DAMON sysfs: %s", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		snprintf(path, sizeof(path), DAMON_KDAMOND "%s", steps[i][0]);
+		if (put(path, steps[i][1])) {
+			note("DAMON: cannot write %s to %s: %s", steps[i][1],
+			     path, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /*
