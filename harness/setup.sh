@@ -17,6 +17,7 @@ PACKAGES=(
 	"$LINUX_SOURCE_PKG"
 	qemu-system-x86 qemu-system-arm
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
 )
 
 STAGE=$BUILD/stage        # scratch tree where the series is applied
