@@ -524,9 +524,10 @@ static bool pt_iter_set_pud(struct pt_iter *it, pud_t pud,
 static bool pt_iter_set_pmd(struct pt_iter *it, pmd_t pmd)
 {
 	unsigned long start = it->_next & PMD_MASK;
+	bool present = pmd_present(pmd);
 	struct page *page;
 
-	if (!pmd_present(pmd) && thp_migration_supported()) {
+	if (!present && thp_migration_supported()) {
 		if (!pt_iter_set_swp(it, PT_ITER_PMD, start, PMD_SIZE,
 				     pmd_to_swp_entry(pmd),
 				     pmd_swp_soft_dirty(pmd),
@@ -538,11 +539,10 @@ static bool pt_iter_set_pmd(struct pt_iter *it, pmd_t pmd)
 	page = vm_normal_page_pmd(it->_vma, start, pmd);
 	/*
 	 * is_huge_zero_pmd(), which vm_normal_page_pmd() asks, is false for
-	 * a leaf that is not pmd_present(): tell the huge zero page by its
-	 * folio there.
+	 * a leaf that is not pmd_present(): identify the huge zero page by
+	 * its folio there.
 	 */
-	if (unlikely(!pmd_present(pmd)) && page &&
-	    is_huge_zero_folio(page_folio(page)))
+	if (unlikely(!present) && page && is_huge_zero_folio(page_folio(page)))
 		page = NULL;
 	if (!pt_iter_set_present(it, PT_ITER_PMD, start, PMD_SIZE, page,
 				 pmd_pfn(pmd)))

@@ -8,8 +8,10 @@
  * lock and run the walks of the three files on it (smap_gather_stats(),
  * gather_numa_stats(), pagemap_walk_vma()).  And smaps_rollup's walk of a
  * VMA from an address inside it, where it goes on after it dropped a
- * contended mmap lock: a race that user space can only make likely.
- * Included by fs/proc/task_mmu.c.
+ * contended mmap lock: a race that user space can only make likely.  And
+ * that smaps, numa_maps and pagemap read a hugetlb entry under its page
+ * table lock: a reader on another CPU waits for it while the test holds
+ * it, and finishes once it is let go.  Included by fs/proc/task_mmu.c.
  *
  * The tests map memory into an mm attached to the test thread
  * (kunit_vm_mmap()), fault it in from the kernel, read it with the walks
@@ -25,6 +27,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/kthread.h>
 #include <linux/mman.h>
 
 KUNIT_DEFINE_ACTION_WRAPPER(proc_test_kvfree, kvfree, const void *);
@@ -403,6 +406,148 @@ static void proc_test_hugetlb_migration(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, swmss.resident, 0UL);
 	KUNIT_EXPECT_EQ(test, numa_swp_pages, 0UL);
 }
+
+/* A reader of one file's walk of a hugetlb VMA, on another CPU. */
+struct proc_test_reader {
+	struct mm_struct *mm;
+	unsigned long addr;	/* the VMA's start */
+	unsigned long len;
+	int file;		/* 0: pagemap, 1: smaps, 2: numa_maps */
+	pagemap_entry_t *pme;
+	struct numa_maps *md;
+	unsigned long found;	/* pagemap entries; smaps' or numa_maps' */
+	bool done;		/* the walk is over */
+};
+
+static int proc_test_reader_fn(void *data)
+{
+	struct proc_test_reader *r = data;
+	struct mem_size_stats mss;
+	struct vm_area_struct *vma;
+
+	mmap_read_lock(r->mm);
+	vma = vma_lookup(r->mm, r->addr);
+	if (vma && r->file == 0) {
+		r->found = proc_test_pagemap(vma, r->addr, r->len, r->pme);
+	} else if (vma && r->file == 1) {
+		proc_test_smaps(vma, &mss);
+		r->found = mss.private_hugetlb;
+	} else if (vma) {
+		r->found = proc_test_numa_pages(vma, r->md);
+	}
+	mmap_read_unlock(r->mm);
+	WRITE_ONCE(r->done, true);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/*
+ * Run the walk of @r->file on another CPU while this task holds the lock of
+ * the hugetlb entry at @r->addr of the VMA @vma (under the mmap lock and
+ * the hugetlb VMA lock, both for read, as the reader takes them).  Whether
+ * the reader waited for the lock and had not finished when it was let go.
+ */
+static bool proc_test_read_locked(struct kunit *test,
+				  struct vm_area_struct *vma,
+				  struct proc_test_reader *r)
+{
+	struct hstate *h = hstate_vma(vma);
+	unsigned long timeout = jiffies + 30 * HZ;
+	bool contended, finished;
+	struct task_struct *t;
+	spinlock_t *ptl;	/* the hugetlb entry's lock */
+	pte_t *ptep;
+
+	/* This task on one CPU, the reader on another. */
+	migrate_disable();
+	t = kthread_create(proc_test_reader_fn, r, "proc_test_reader");
+	if (IS_ERR(t)) {
+		migrate_enable();
+		KUNIT_FAIL(test, "no thread: %ld", PTR_ERR(t));
+		return false;
+	}
+	get_task_struct(t);
+	kthread_bind(t, cpumask_any_but(cpu_online_mask,
+					raw_smp_processor_id()));
+
+	hugetlb_vma_lock_read(vma);
+	ptep = hugetlb_walk(vma, r->addr, huge_page_size(h));
+	ptl = huge_pte_lock(h, vma->vm_mm, ptep);
+	wake_up_process(t);
+	/* Up to 30 s: a vCPU of an emulator can be left waiting. */
+	while (!spin_is_contended(ptl) && time_before(jiffies, timeout))
+		cpu_relax();
+	contended = spin_is_contended(ptl);
+	finished = READ_ONCE(r->done);
+	spin_unlock(ptl);
+	hugetlb_vma_unlock_read(vma);
+
+	while (!READ_ONCE(r->done))
+		schedule_timeout_uninterruptible(1);
+	kthread_stop(t);
+	put_task_struct(t);
+	migrate_enable();
+	return contended && !finished;
+}
+
+/*
+ * A hugetlb page of each size, read by pagemap, smaps and numa_maps while
+ * this test holds the lock of its entry: each reader waits for the lock,
+ * then finds the page (6.12's pagemap and numa_maps read the entry
+ * without it).
+ */
+static void proc_test_hugetlb_locked(struct kunit *test)
+{
+	static const char *const files[] = { "pagemap", "smaps", "numa_maps" };
+	struct hstate *h = (struct hstate *)test->param_value;
+	unsigned long sz = huge_page_size(h);
+	struct proc_test_reader r = {
+		.len = sz,
+		.pme = proc_test_pme_buf(test, sz),
+		.md = proc_test_numa_buf(test),
+	};
+	unsigned long want[] = {
+		pages_per_huge_page(h), sz, IS_ENABLED(CONFIG_NUMA) ? 1 : 0,
+	};
+	struct vm_area_struct *vma;
+	struct file *file;
+	bool waited;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+#ifndef arch_spin_is_contended
+	kunit_skip(test, "spin_is_contended() is always false here");
+#endif
+	if (READ_ONCE(h->free_huge_pages) <= READ_ONCE(h->resv_huge_pages))
+		kunit_skip(test, "no free hugetlb page of %luK", sz >> 10);
+	file = hugetlb_file_setup(HUGETLB_ANON_FILE, sz, VM_NORESERVE,
+				  HUGETLB_ANONHUGE_INODE, huge_page_shift(h));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	r.addr = kunit_vm_mmap(test, file, 0, sz, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, 0);
+	fput(file);
+	KUNIT_ASSERT_TRUE(test, r.addr && !IS_ERR_VALUE(r.addr));
+	r.mm = current->mm;	/* attached by kunit_vm_mmap() */
+	if (clear_user((void __user *)r.addr, PAGE_SIZE))
+		kunit_skip(test, "no hugetlb page of %luK to fault in", sz >> 10);
+
+	for (r.file = 0; r.file < ARRAY_SIZE(files); r.file++) {
+		if (r.file == 2 && !IS_ENABLED(CONFIG_NUMA))
+			continue;
+		r.found = 0;
+		r.done = false;
+		mmap_read_lock(r.mm);
+		vma = vma_lookup(r.mm, r.addr);
+		waited = vma && proc_test_read_locked(test, vma, &r);
+		mmap_read_unlock(r.mm);
+		KUNIT_EXPECT_TRUE_MSG(test, waited,
+				      "%s did not wait for the entry's lock",
+				      files[r.file]);
+		KUNIT_EXPECT_EQ_MSG(test, r.found, want[r.file], "%s",
+				    files[r.file]);
+	}
+}
 #endif /* CONFIG_HUGETLB_PAGE */
 
 static struct kunit_case proc_task_mmu_test_cases[] = {
@@ -410,6 +555,8 @@ static struct kunit_case proc_task_mmu_test_cases[] = {
 	KUNIT_CASE(proc_test_gather_from),
 #ifdef CONFIG_HUGETLB_PAGE
 	KUNIT_CASE_PARAM(proc_test_hugetlb_migration,
+			 proc_test_hugetlb_gen_params),
+	KUNIT_CASE_PARAM(proc_test_hugetlb_locked,
 			 proc_test_hugetlb_gen_params),
 #endif
 	{},

@@ -10,13 +10,15 @@
  *   2. the same THP made PROT_NONE: LPAE clears the valid bit of such a
  *      section (set_pmd_at()), so pmd_present() is false for a PMD that
  *      maps a THP; 6.12's smaps, pagemap and PAGEMAP_SCAN took it for a
- *      hole or a swap entry, clear_refs left it young (smaps' Referenced
- *      after clear_refs 1), and DAMON's access check skipped it (its
- *      folio is not marked idle: /proc/kpageflags);
- *   3. the huge zero page, mapped by a PMD, then PROT_NONE;
- *   4. a 2M hugetlb page, present and PROT_NONE (read with huge_ptep_get(),
+ *      hole or a swap entry, and DAMON's access check skipped it (its
+ *      folio is not marked idle: /proc/kpageflags); clear_refs 1 left it
+ *      young, which only the series' smaps shows (Referenced 0 kB after);
+ *   3. the huge zero page, mapped by a PMD, then PROT_NONE, scanned from
+ *      its first page and from its second;
+ *   4. a shmem THP, mapped by a PMD, then PROT_NONE (a file page);
+ *   5. a 2M hugetlb page, present and PROT_NONE (read with huge_ptep_get(),
  *      which sets the valid bit of a non-empty entry: present in 6.12 too).
- * The PROT_NONE THP and huge zero page stay mapped until the guest powers
+ * The PROT_NONE THPs and huge zero page stay mapped until the guest powers
  * off: 6.12 on LPAE, with or without the series, cannot take them back
  * (change_huge_pmd()'s pmdp_invalidate_ad() warns under DEBUG_VM that
  * their PMD is not present) nor unmap them (zap_huge_pmd() warns "Non
@@ -27,8 +29,11 @@
  * Every line is compared between the stock and the patched kernel;
  * harness/lpae/expected.diff holds the lines that differ on purpose (the
  * rows of the README's "Differences from 6.12" that this guest shows).
- * Nothing printed depends on addresses or time.  A step that cannot be set
- * up prints "! what".
+ * Nothing printed depends on addresses, nor on time but for how long DAMON
+ * takes to sample (up to 30 s).  Each line begins with the name of its
+ * mapping, and is written whole (stdout is line-buffered), so that
+ * harness/lpae.sh can tell it from a kernel message.  A step that cannot
+ * be set up prints "! what".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -71,7 +76,10 @@ static long vmstat_count(const char *name)
 	return n;
 }
 
-/* A 2M-aligned private anonymous mapping of 2M, with @flags for mmap(). */
+/*
+ * A 2M-aligned mapping of 2M: private anonymous, or mapped again with the
+ * mmap() @flags.
+ */
 static char *map_2m(int flags)
 {
 	char *p = mmap(NULL, 2 * HPAGE, PROT_READ | PROT_WRITE,
@@ -87,8 +95,8 @@ static char *map_2m(int flags)
 	p += head;
 	if (flags) {
 		munmap(p, HPAGE);
-		p = mmap(p, HPAGE, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | flags, -1, 0);
+		p = mmap(p, HPAGE, PROT_READ | PROT_WRITE, MAP_FIXED | flags,
+			 -1, 0);
 		if (p == MAP_FAILED)
 			return NULL;
 	}
@@ -164,7 +172,7 @@ static void show_smaps(const char *what, char *p)
 {
 	char line[256];
 	unsigned long start;
-	int in = 0;
+	int in = 0, found = 0;
 	FILE *f = fopen("/proc/self/smaps", "r");
 	size_t n;
 
@@ -172,6 +180,7 @@ static void show_smaps(const char *what, char *p)
 		n = strspn(line, "0123456789abcdef");
 		if (n && line[n] == '-' && sscanf(line, "%lx-", &start) == 1) {
 			in = start == (unsigned long)p;
+			found |= in;
 			continue;
 		}
 		if (in && strncmp(line, "VmFlags:", 8))
@@ -179,6 +188,8 @@ static void show_smaps(const char *what, char *p)
 	}
 	if (f)
 		fclose(f);
+	if (!found)
+		note("%s: smaps has no VMA at the mapping", what);
 }
 
 /*
@@ -218,12 +229,12 @@ static void show_rollup(const char *what, const long *before)
 	       kb[2] - before[2], kb[3] - before[3], kb[4] - before[4]);
 }
 
-static void show_scan(const char *what, char *p)
+static void show_scan(const char *what, char *p, unsigned long len)
 {
 	char prefix[64];
 
 	snprintf(prefix, sizeof(prefix), "%s: ", what);
-	print_scan(prefix, p, HPAGE);
+	print_scan(prefix, p, len);
 }
 
 static void show_mincore(const char *what, char *p)
@@ -247,7 +258,7 @@ static void show_all(const char *what, char *p, uint64_t pfn,
 	show_pagemap(what, p, pfn);
 	show_smaps(what, p);
 	show_rollup(what, before);
-	show_scan(what, p);
+	show_scan(what, p, HPAGE);
 	show_mincore(what, p);
 }
 
@@ -255,7 +266,8 @@ static void show_all(const char *what, char *p, uint64_t pfn,
  * DAMON's access check of the mapping at @p, whose head page is @pfn (this
  * process, fixed virtual address regions, the mapping one region, a sample
  * every 10 ms), until the folio is marked idle (damon_pmdp_mkold() marks
- * it, at the first sample that makes the THP old), or for 5 s.
+ * it, at the first sample that makes the THP old), or for 30 s (a vCPU of
+ * an emulator can be left waiting by a busy host).
  */
 static void damon(const char *what, char *p, uint64_t pfn)
 {
@@ -264,7 +276,7 @@ static void damon(const char *what, char *p, uint64_t pfn)
 
 	if (damon_watch(p, p + HPAGE))
 		return;
-	for (i = 0; i < 50; i++) {
+	for (i = 0; i < 300; i++) {
 		if (kpage("/proc/kpageflags", pfn) >> KPF_IDLE & 1)
 			break;
 		nanosleep(&tick, NULL);
@@ -347,11 +359,40 @@ static void check_huge_zero(void)
 		return;
 	pfn = PM_PFN(pm[0]);
 	show_all("huge zero", p, pfn, before);
+	show_scan("huge zero, from page 1", p + PAGE, HPAGE - PAGE);
 	if (mprotect(p, HPAGE, PROT_NONE)) {
 		note("huge zero: mprotect(PROT_NONE): %s", strerror(errno));
 		return;
 	}
 	show_all("huge zero PROT_NONE", p, pfn, before);
+	show_scan("huge zero PROT_NONE, from page 1", p + PAGE, HPAGE - PAGE);
+}
+
+/* A shmem THP: a file page, mapped by a PMD. */
+static void check_shmem(void)
+{
+	long before[5];
+	char *p;
+	uint64_t pfn;
+
+	if (put("/sys/kernel/mm/transparent_hugepage/shmem_enabled", "advise"))
+		note("shmem: shmem_enabled: %s", strerror(errno));
+	rollup(before);
+	p = map_2m(MAP_SHARED | MAP_ANONYMOUS);
+	if (!p || madvise(p, HPAGE, MADV_HUGEPAGE)) {
+		note("shmem: cannot map 2M: %s", strerror(errno));
+		return;
+	}
+	fill(p);
+	if (read_pm(p))
+		return;
+	pfn = PM_PFN(pm[0]);
+	show_all("shmem", p, pfn, before);
+	if (mprotect(p, HPAGE, PROT_NONE)) {
+		note("shmem: mprotect(PROT_NONE): %s", strerror(errno));
+		return;
+	}
+	show_all("shmem PROT_NONE", p, pfn, before);
 }
 
 static void check_hugetlb(void)
@@ -363,7 +404,7 @@ static void check_hugetlb(void)
 	if (put("/proc/sys/vm/nr_hugepages", "1"))
 		note("hugetlb: nr_hugepages: %s", strerror(errno));
 	rollup(before);
-	p = map_2m(MAP_HUGETLB);
+	p = map_2m(MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB);
 	if (!p) {
 		note("hugetlb: cannot map 2M: %s", strerror(errno));
 		return;
@@ -386,10 +427,11 @@ static void check_hugetlb(void)
 int main(void)
 {
 	mount_guest_fs();
-	setvbuf(stdout, NULL, _IONBF, 0);
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("LPCHECK: BEGIN\n");
 	check_thp();
 	check_huge_zero();
+	check_shmem();
 	check_hugetlb();
 	printf("LPCHECK: END\n");
 	power_off();
