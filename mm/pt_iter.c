@@ -185,6 +185,12 @@ static enum pt_iter_level pt_iter_size_level(unsigned long size)
 	return size > PMD_SIZE ? PT_ITER_PMD : PT_ITER_PTE;
 }
 
+/* Whether a hugetlb entry of @size is read as a PUD (the others as PTEs). */
+static bool pt_iter_hugetlb_pud(unsigned long size)
+{
+	return size == PUD_SIZE && PUD_SIZE != PMD_SIZE;
+}
+
 /*
  * The end of what the PUD entry of @addr covers, clamped to @end.  A folded
  * level's *_addr_end() returns @end: the bound is that of the first level
@@ -448,14 +454,20 @@ static bool pt_iter_scan_table(struct pt_iter *it)
 }
 
 #ifdef CONFIG_PGTABLE_HAS_HUGE_LEAVES
-/* The attribute bits of a present leaf, from what its helpers say. */
-static unsigned int pt_iter_bits(bool write, bool young, bool dirty,
-				 bool soft_dirty, bool uffd_wp)
+/* The attribute bits of the present PMD or PUD leaf of @it. */
+static unsigned int pt_iter_leaf_bits(const struct pt_iter *it)
 {
-	return (write ? PT_ATTR_WRITE : 0) | (young ? PT_ATTR_YOUNG : 0) |
-	       (dirty ? PT_ATTR_DIRTY : 0) |
-	       (soft_dirty ? PT_ATTR_SOFT_DIRTY : 0) |
-	       (uffd_wp ? PT_ATTR_UFFD_WP : 0);
+	if (it->level == PT_ITER_PMD)
+		return (pmd_write(it->pmd) ? PT_ATTR_WRITE : 0) |
+		       (pmd_young(it->pmd) ? PT_ATTR_YOUNG : 0) |
+		       (pmd_dirty(it->pmd) ? PT_ATTR_DIRTY : 0) |
+		       (pmd_soft_dirty(it->pmd) ? PT_ATTR_SOFT_DIRTY : 0) |
+		       (pmd_uffd_wp(it->pmd) ? PT_ATTR_UFFD_WP : 0);
+	return (pud_write(it->pud) ? PT_ATTR_WRITE : 0) |
+	       (pud_young(it->pud) ? PT_ATTR_YOUNG : 0) |
+	       (pud_dirty(it->pud) ? PT_ATTR_DIRTY : 0) |
+	       (pud_soft_dirty(it->pud) ? PT_ATTR_SOFT_DIRTY : 0) |
+	       (pud_uffd_wp(it->pud) ? PT_ATTR_UFFD_WP : 0);
 }
 
 /*
@@ -472,6 +484,8 @@ static bool pt_iter_set_present(struct pt_iter *it, enum pt_iter_level level,
 		return false;
 	pt_iter_set_leaf(it, page ? PT_ITER_FOLIO : PT_ITER_PFN, level, start,
 			 size);
+	/* Its bits are read from its value when asked: pt_iter_attrs(). */
+	it->_attrs |= __PT_ATTR_LEAF;
 	it->_pfn = pfn + idx;
 	if (page && !(it->_flags & PT_ITER_NO_PAGE)) {
 		it->page = nth_page(page, idx);
@@ -508,9 +522,6 @@ static bool pt_iter_set_pud(struct pt_iter *it, pud_t pud,
 		page = vm_normal_page_pud(it->_vma, start, pud);
 	if (!pt_iter_set_present(it, PT_ITER_PUD, start, PUD_SIZE, page, pfn))
 		return false;
-	it->_attrs |= pt_iter_bits(pud_write(pud), pud_young(pud),
-				   pud_dirty(pud), pud_soft_dirty(pud),
-				   pud_uffd_wp(pud));
 	it->pud = pud;
 	return true;
 }
@@ -547,14 +558,16 @@ static bool pt_iter_set_pmd(struct pt_iter *it, pmd_t pmd)
 	if (!pt_iter_set_present(it, PT_ITER_PMD, start, PMD_SIZE, page,
 				 pmd_pfn(pmd)))
 		return false;
-	it->_attrs |= pt_iter_bits(pmd_write(pmd), pmd_young(pmd),
-				   pmd_dirty(pmd), pmd_soft_dirty(pmd),
-				   pmd_uffd_wp(pmd));
 	it->pmd = pmd;
 	return true;
 }
 #else
 /* Without huge leaves (neither THP nor hugetlb) there are none. */
+static unsigned int pt_iter_leaf_bits(const struct pt_iter *it)
+{
+	return 0;
+}
+
 static bool pt_iter_set_pud(struct pt_iter *it, pud_t pud,
 			    unsigned long start, bool present)
 {
@@ -583,7 +596,7 @@ static bool pt_iter_set_hugetlb(struct pt_iter *it, unsigned long start,
 	enum pt_iter_level level = pt_iter_size_level(size);
 	pud_t pud;
 
-	if (size == PUD_SIZE && PUD_SIZE != PMD_SIZE) {
+	if (pt_iter_hugetlb_pud(size)) {
 		pud = pudp_get((pud_t *)ptep);
 		/*
 		 * Whether it is present is hugetlb's call: x86's pud_present()
@@ -602,12 +615,6 @@ static bool pt_iter_set_hugetlb(struct pt_iter *it, unsigned long start,
 					 pfn_to_page(pte_pfn(pte)),
 					 pte_pfn(pte)))
 			return false;
-		/* huge_pte_*() are the PTE helpers on huge_ptep_get()'s value. */
-		it->_attrs |= __pt_iter_pte_attrs(pte, PT_ATTR_WRITE |
-						  PT_ATTR_YOUNG |
-						  PT_ATTR_DIRTY |
-						  PT_ATTR_SOFT_DIRTY |
-						  PT_ATTR_UFFD_WP);
 	} else if (!pt_iter_set_swp(it, level, start, size,
 				    pte_to_swp_entry(pte),
 				    pte_swp_soft_dirty(pte),
@@ -1048,6 +1055,25 @@ bool pt_iter_table_last(const struct pt_iter *it)
 }
 
 /**
+ * __pt_iter_leaf_attrs - the present bits of a leaf
+ * @it: the iterator, positioned on a present leaf (not a PTE).
+ * @mask: %PT_ATTR_* bits.
+ *
+ * Reads the write, young, dirty, soft-dirty and uffd-wp bits from the
+ * leaf's value: a hugetlb entry smaller than a PUD with the PTE helpers
+ * (huge_pte_*() are those on huge_ptep_get()'s value), a PMD or PUD leaf
+ * with the PMD or PUD helpers.  Not for direct use: see pt_iter_has().
+ *
+ * Return: those bits of @mask that the leaf has.
+ */
+unsigned int __pt_iter_leaf_attrs(const struct pt_iter *it, unsigned int mask)
+{
+	if (it->_hsize && !pt_iter_hugetlb_pud(it->_hsize))
+		return __pt_iter_pte_attrs(it->pte, mask);
+	return pt_iter_leaf_bits(it) & mask;
+}
+
+/**
  * pt_iter_attrs - the attributes of the current entry
  * @it: the iterator, positioned on an entry.
  *
@@ -1061,12 +1087,13 @@ bool pt_iter_table_last(const struct pt_iter *it)
  */
 unsigned int pt_iter_attrs(const struct pt_iter *it)
 {
-	unsigned int attrs = it->_attrs & ~__PT_ATTR_PTE;
+	unsigned int attrs = it->_attrs & ~(__PT_ATTR_PTE | __PT_ATTR_LEAF);
+	unsigned int bits = PT_ATTR_WRITE | PT_ATTR_YOUNG | PT_ATTR_DIRTY |
+			    PT_ATTR_SOFT_DIRTY | PT_ATTR_UFFD_WP;
 
 	if (it->_attrs & __PT_ATTR_PTE)
-		attrs |= __pt_iter_pte_attrs(it->pte, PT_ATTR_WRITE |
-					     PT_ATTR_YOUNG | PT_ATTR_DIRTY |
-					     PT_ATTR_SOFT_DIRTY |
-					     PT_ATTR_UFFD_WP);
+		return attrs | __pt_iter_pte_attrs(it->pte, bits);
+	if (it->_attrs & __PT_ATTR_LEAF)
+		return attrs | __pt_iter_leaf_attrs(it, bits);
 	return attrs;
 }

@@ -110,8 +110,9 @@ enum pt_iter_level {
 #define PT_ATTR_HUGETLB		BIT(6)	/* a hugetlb entry, or empty ones */
 #define PT_ATTR_SHARED_TABLE	BIT(7)	/* its hugetlb PMD table is shared */
 #define PT_ATTR_CLIPPED		BIT(8)	/* the leaf extends beyond the walk */
-/* private: the bits above are to be decoded from @pte too */
+/* private: the first five bits are to be decoded from @pte, or a leaf */
 #define __PT_ATTR_PTE		BIT(31)
+#define __PT_ATTR_LEAF		BIT(30)
 
 /**
  * struct pt_iter - a walk of the page tables of a VMA range
@@ -183,6 +184,7 @@ unsigned int pt_iter_attrs(const struct pt_iter *it);
 bool pt_iter_table_last(const struct pt_iter *it);
 bool __pt_iter_find(struct pt_iter *it);
 unsigned int __pt_iter_pte_batch(struct pt_iter *it);
+unsigned int __pt_iter_leaf_attrs(const struct pt_iter *it, unsigned int mask);
 
 /* The present PTE bits of @mask that @pte has. */
 static __always_inline unsigned int __pt_iter_pte_attrs(pte_t pte,
@@ -300,16 +302,20 @@ static inline bool pt_iter_next(struct pt_iter *it)
  * @it: the iterator, positioned on an entry.
  * @mask: %PT_ATTR_* bits.
  *
- * Decodes only the bits of @mask.
+ * A PTE's bits are decoded inline, those of a leaf by a call.
  *
  * Return: true if pt_iter_attrs() has a bit of @mask.
  */
 static __always_inline bool pt_iter_has(const struct pt_iter *it,
 					unsigned int mask)
 {
-	return (it->_attrs & mask) ||
-	       ((it->_attrs & __PT_ATTR_PTE) &&
-		__pt_iter_pte_attrs(it->pte, mask));
+	if (it->_attrs & mask)
+		return true;
+	if (it->_attrs & __PT_ATTR_PTE)
+		return __pt_iter_pte_attrs(it->pte, mask);
+	return (mask & (PT_ATTR_WRITE | PT_ATTR_YOUNG | PT_ATTR_DIRTY |
+			PT_ATTR_SOFT_DIRTY | PT_ATTR_UFFD_WP)) &&
+	       (it->_attrs & __PT_ATTR_LEAF) && __pt_iter_leaf_attrs(it, mask);
 }
 
 /**

@@ -3696,6 +3696,12 @@ static void pt_ref_entry(struct pt_ref *ref, const struct pt_iter *it)
 		pt_ref_bad(ref, it->addr, it->end, it->addr,
 			   "pfn or swap entry of an entry with none", pfn,
 			   swp.val);
+	/* pt_iter_has() of each bit says what pt_iter_attrs() says. */
+	for (i = 0; BIT(i) <= PT_ATTR_CLIPPED; i++)
+		if (pt_iter_has(it, BIT(i)) != !!(attrs & BIT(i)))
+			pt_ref_bad(ref, it->addr, it->end, it->addr,
+				   "pt_iter_has() against pt_iter_attrs()",
+				   BIT(i), attrs);
 	if (it->type == PT_ITER_NONE) {
 		if (!(ref->flags & PT_ITER_HOLES))
 			pt_ref_bad(ref, it->addr, it->end, it->addr,
