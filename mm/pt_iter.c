@@ -1056,13 +1056,14 @@ bool pt_iter_table_last(const struct pt_iter *it)
 
 /**
  * __pt_iter_leaf_attrs - the present bits of a leaf
- * @it: the iterator, positioned on a present leaf (not a PTE).
+ * @it: the iterator, positioned on a present leaf (of hugetlb too).
  * @mask: %PT_ATTR_* bits.
  *
  * Reads the write, young, dirty, soft-dirty and uffd-wp bits from the
- * leaf's value: a hugetlb entry smaller than a PUD with the PTE helpers
- * (huge_pte_*() are those on huge_ptep_get()'s value), a PMD or PUD leaf
- * with the PMD or PUD helpers.  Not for direct use: see pt_iter_has().
+ * leaf's value: a hugetlb entry not read as a PUD (pt_iter_hugetlb_pud())
+ * with the PTE helpers (huge_pte_*() are those on huge_ptep_get()'s
+ * value), a PMD or PUD leaf with the PMD or PUD helpers.  Not for direct
+ * use: see pt_iter_has().
  *
  * Return: those bits of @mask that the leaf has.
  */

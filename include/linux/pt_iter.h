@@ -110,7 +110,7 @@ enum pt_iter_level {
 #define PT_ATTR_HUGETLB		BIT(6)	/* a hugetlb entry, or empty ones */
 #define PT_ATTR_SHARED_TABLE	BIT(7)	/* its hugetlb PMD table is shared */
 #define PT_ATTR_CLIPPED		BIT(8)	/* the leaf extends beyond the walk */
-/* private: the first five bits are to be decoded from @pte, or a leaf */
+/* private: bits 0-4 are yet to be read from @pte, or from a leaf's value */
 #define __PT_ATTR_PTE		BIT(31)
 #define __PT_ATTR_LEAF		BIT(30)
 
@@ -132,8 +132,8 @@ enum pt_iter_level {
  * @ptl: the page-table lock held for the entry; NULL for a hole of missing
  *	tables (a hole of empty PTEs comes with its table's lock).
  *
- * Lives on the caller's stack for one walk.  The fields after @ptl are
- * private: use the accessors.
+ * Lives on the caller's stack for one walk.  Its fields are read-only, and
+ * those after @ptl private: use the accessors.
  */
 struct pt_iter {
 	unsigned long addr;
@@ -302,7 +302,7 @@ static inline bool pt_iter_next(struct pt_iter *it)
  * @it: the iterator, positioned on an entry.
  * @mask: %PT_ATTR_* bits.
  *
- * A PTE's bits are decoded inline, those of a leaf by a call.
+ * Cheaper than pt_iter_attrs() for one question about a PTE.
  *
  * Return: true if pt_iter_attrs() has a bit of @mask.
  */
